@@ -1,0 +1,74 @@
+/**
+ * Configuration from the environment (issue 2 §2), validated once at start-up. Names are part of the
+ * operator contract: see README "Configuration".
+ */
+import { fileURLToPath } from 'node:url';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Absolute folders that file:// URLs may read (after realpath). */
+  dataRoots: string[];
+  /**
+   * Whether private, loopback and link-local addresses may be fetched: `true` allows all of them,
+   * a list of CIDR ranges allows only those (for example `127.0.0.1/32`), `false` none.
+   */
+  allowPrivateNetworks: boolean | string[];
+  upstreamTimeoutMs: number;
+  maxAreaKm2: number;
+  maxPixels: number;
+  /** Hard cap on pixels read even with approx_stats (memory guard). */
+  maxApproxPixels: number;
+  /** Max vertices of an AOI (after circle construction). */
+  maxVertices: number;
+  /** Max request body size in bytes. */
+  maxBodyBytes: number;
+  /** Max bytes one request may read from its source. */
+  maxSourceBytes: number;
+  /** Bytes kept in the shared read cache (headers and tiles), 0 to disable. */
+  cacheBytes: number;
+  /** Worker threads for decoding and pixel loops (0 = run inline, for tests). */
+  workers: number;
+  logLevel: string;
+}
+
+export const DEFAULT_DATA_ROOT = fileURLToPath(new URL('../fixtures/demo/', import.meta.url));
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, dflt: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return dflt;
+  const v = Number(raw);
+  if (!Number.isFinite(v) || v < min) throw new Error(`${name} must be a number ≥ ${min}, got "${raw}"`);
+  return v;
+}
+
+function privateNetworks(raw: string | undefined): boolean | string[] {
+  if (raw === undefined || raw.trim() === '') return false;
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  return raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/** Reads and checks the environment; throws with a message naming the variable on bad input. */
+export function loadConfig(env: Env = process.env): Config {
+  const roots = env['ZONAL_DATA_ROOTS'];
+  return {
+    port: int(env, 'PORT', 3000),
+    host: env['HOST'] ?? '0.0.0.0',
+    dataRoots: roots ? roots.split(':').filter((s) => s !== '') : [DEFAULT_DATA_ROOT],
+    allowPrivateNetworks: privateNetworks(env['ZONAL_ALLOW_PRIVATE_NETWORKS']),
+    upstreamTimeoutMs: int(env, 'ZONAL_UPSTREAM_TIMEOUT_MS', 20_000, 1),
+    maxAreaKm2: int(env, 'ZONAL_MAX_AREA_KM2', 1_000_000, 0),
+    maxPixels: int(env, 'ZONAL_MAX_PIXELS', 100_000_000, 1),
+    maxApproxPixels: int(env, 'ZONAL_MAX_APPROX_PIXELS', 16_000_000, 1),
+    maxVertices: int(env, 'ZONAL_MAX_VERTICES', 100_000, 4),
+    maxBodyBytes: int(env, 'ZONAL_MAX_BODY_BYTES', 5 * 1024 * 1024, 1024),
+    maxSourceBytes: int(env, 'ZONAL_MAX_SOURCE_BYTES', 1024 * 1024 * 1024, 1024),
+    cacheBytes: int(env, 'ZONAL_CACHE_BYTES', 64 * 1024 * 1024, 0),
+    workers: int(env, 'ZONAL_WORKERS', 2, 0),
+    logLevel: env['LOG_LEVEL'] ?? 'info',
+  };
+}
