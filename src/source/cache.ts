@@ -1,0 +1,203 @@
+/**
+ * withReadCache: a process-wide read cache bounded in bytes (Config.cacheBytes). Entries are keyed by
+ * URL + validator (ETag / Last-Modified / file identity) and hold exactly the ranges that were read:
+ * no block rounding, so the cache never makes us read more than asked. A read lying fully inside a
+ * cached range is served from it; failed reads are never stored; identical concurrent reads share one
+ * upstream read. A source whose validator is not yet known (its first read) always reads upstream,
+ * which pins the validator, so a changed object is never mixed with stale cached bytes.
+ */
+import type { ByteSource } from './source.ts';
+
+/** A ByteSource that can name the version of the object it reads (undefined until known). */
+export interface ValidatedSource extends ByteSource {
+  validator(): string | undefined;
+}
+
+interface Flight {
+  promise: Promise<ArrayBuffer>;
+  ctl: AbortController;
+  waiting: number;
+}
+
+interface Entry {
+  group: string;
+  offset: number;
+  data: ArrayBuffer;
+}
+
+/** LRU of byte ranges bounded in total bytes. */
+export class ReadCache {
+  readonly maxBytes: number;
+  #bytes = 0;
+  /** Insertion order is recency order: the first entry is the least recently used. */
+  readonly #lru = new Map<string, Entry>();
+  /** group (url + validator) → its entries, for containment lookups. */
+  readonly #groups = new Map<string, Set<Entry>>();
+  readonly #inflight = new Map<string, Flight>();
+
+  constructor(maxBytes: number) {
+    this.maxBytes = maxBytes;
+  }
+
+  /** Bytes currently held. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** A copy of `length` bytes at `offset` when some cached range of `group` contains them. */
+  get(group: string, offset: number, length: number): ArrayBuffer | undefined {
+    const set = this.#groups.get(group);
+    if (set === undefined) return undefined;
+    for (const e of set) {
+      if (e.offset <= offset && offset + length <= e.offset + e.data.byteLength) {
+        const key = keyOf(e);
+        this.#lru.delete(key);
+        this.#lru.set(key, e);
+        return e.data.slice(offset - e.offset, offset - e.offset + length);
+      }
+    }
+    return undefined;
+  }
+
+  /** Stores a copy of `data` read at `offset`; ranges larger than the whole cache are not stored. */
+  put(group: string, offset: number, data: ArrayBuffer): void {
+    if (data.byteLength === 0 || data.byteLength > this.maxBytes) return;
+    const entry: Entry = { group, offset, data: data.slice(0) };
+    const key = keyOf(entry);
+    const old = this.#lru.get(key);
+    if (old !== undefined) this.#remove(key, old);
+    this.#lru.set(key, entry);
+    let set = this.#groups.get(group);
+    if (set === undefined) this.#groups.set(group, (set = new Set()));
+    set.add(entry);
+    this.#bytes += data.byteLength;
+    for (const [k, e] of this.#lru) {
+      if (this.#bytes <= this.maxBytes) break;
+      this.#remove(k, e);
+    }
+  }
+
+  /**
+   * Runs `fetch` once for concurrent callers with the same `key`. The shared fetch gets its own signal,
+   * aborted only when every caller waiting for it has aborted; each caller's abort rejects its own
+   * promise at once.
+   */
+  shared(key: string, fetch: (signal: AbortSignal) => Promise<ArrayBuffer>, signal?: AbortSignal): Promise<ArrayBuffer> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    let flight = this.#inflight.get(key);
+    if (flight === undefined) {
+      const ctl = new AbortController();
+      const created: Flight = { promise: Promise.resolve(new ArrayBuffer(0)), ctl, waiting: 0 };
+      created.promise = fetch(ctl.signal).finally(() => {
+        if (this.#inflight.get(key) === created) this.#inflight.delete(key);
+      });
+      // The shared promise may reject after every caller left; that must not be an unhandled rejection.
+      created.promise.catch(() => undefined);
+      this.#inflight.set(key, created);
+      flight = created;
+    }
+    return wait(flight, signal, () => {
+      // Nobody waits any more: stop the upstream read and let a later caller start afresh.
+      if (this.#inflight.get(key) === flight) this.#inflight.delete(key);
+      flight.ctl.abort(signal?.reason);
+    });
+  }
+
+  /** Drops everything (tests). */
+  clear(): void {
+    this.#lru.clear();
+    this.#groups.clear();
+    this.#bytes = 0;
+  }
+
+  #remove(key: string, e: Entry): void {
+    this.#lru.delete(key);
+    const set = this.#groups.get(e.group);
+    set?.delete(e);
+    if (set?.size === 0) this.#groups.delete(e.group);
+    this.#bytes -= e.data.byteLength;
+  }
+}
+
+function keyOf(e: { group: string; offset: number; data: ArrayBuffer }): string {
+  return `${e.group}\n${e.offset}\n${e.data.byteLength}`;
+}
+
+let shared: ReadCache | undefined;
+
+/**
+ * The process-wide cache of `maxBytes` (Config.cacheBytes), created on first use; undefined when
+ * `maxBytes` is 0 (caching disabled). A later call with another size replaces it (tests).
+ */
+export function sharedReadCache(maxBytes: number): ReadCache | undefined {
+  if (maxBytes <= 0) return undefined;
+  if (shared?.maxBytes !== maxBytes) shared = new ReadCache(maxBytes);
+  return shared;
+}
+
+let sources = 0;
+
+/**
+ * Wraps `source` with `cache` (none: returned as is). Reads return fresh copies, so callers may
+ * transfer or modify them. Reads with an AbortSignal still share an in-flight read; each caller's
+ * abort rejects only its own promise.
+ */
+export function withReadCache(source: ByteSource, cache: ReadCache | undefined): ByteSource {
+  if (cache === undefined) return source;
+  const inner = source as Partial<ValidatedSource>;
+  const id = `#${++sources}`;
+  const validator = (): string | undefined => inner.validator?.call(source);
+  const cached: ValidatedSource = {
+    url: source.url,
+    size: (signal) => source.size(signal),
+    async read(offset, length, signal) {
+      const v = validator();
+      const group = v === undefined ? undefined : `${source.url.href}\n${v}`;
+      if (group !== undefined) {
+        const hit = cache.get(group, offset, length);
+        if (hit !== undefined) return hit;
+      }
+      // Before the validator is known reads are private to this source (key with its id).
+      const flightKey = `${group ?? `${source.url.href}\n${id}`}\n${offset}\n${length}`;
+      const data = await cache.shared(
+        flightKey,
+        async (shared) => {
+          const got = await source.read(offset, length, shared);
+          const known = validator();
+          if (known !== undefined) cache.put(`${source.url.href}\n${known}`, offset, got);
+          return got;
+        },
+        signal,
+      );
+      return data.slice(0);
+    },
+    validator,
+  };
+  return cached;
+}
+
+/** Waits for `flight` on behalf of one caller; `abandon` runs when the last waiting caller aborts. */
+function wait(flight: Flight, signal: AbortSignal | undefined, abandon: () => void): Promise<ArrayBuffer> {
+  flight.waiting += 1;
+  if (signal === undefined) return flight.promise;
+  return new Promise<ArrayBuffer>((resolve, reject) => {
+    let settled = false;
+    const onAbort = (): void => {
+      settled = true;
+      flight.waiting -= 1;
+      if (flight.waiting === 0) abandon();
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    flight.promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        if (!settled) resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        if (!settled) reject(e);
+      },
+    );
+  });
+}

@@ -1,0 +1,52 @@
+/**
+ * withCounting: counts what reads cost upstream into a ReadStats (request log line, tests). Put it
+ * below the cache (`withReadCache(withCounting(raw, stats), cache)`) so cache hits are not counted.
+ */
+import { SourceError } from './source.ts';
+import type { ByteSource, ReadStats } from './source.ts';
+import type { ValidatedSource } from './cache.ts';
+
+/**
+ * Wraps `source` so that every `read` adds one to `stats.requests` when it starts and its length to
+ * `stats.bytes` when it succeeds (a failed read fetched nothing usable). `size()` is not counted.
+ */
+export function withCounting(source: ByteSource, stats: ReadStats): ValidatedSource {
+  const inner = source as Partial<ValidatedSource>;
+  return {
+    url: source.url,
+    size: (signal) => source.size(signal),
+    async read(offset, length, signal) {
+      stats.requests += 1;
+      const buf = await source.read(offset, length, signal);
+      stats.bytes += buf.byteLength;
+      return buf;
+    },
+    validator: () => inner.validator?.call(source),
+  };
+}
+
+/**
+ * Wraps `source` so that reads together may return at most `maxBytes` bytes (Config.maxSourceBytes,
+ * a per-request memory guard that also covers file and memory sources and cache hits). A read that
+ * would pass the bound is refused before it starts with SourceError('too_large'); bytes of failed reads
+ * are given back.
+ */
+export function withByteBudget(source: ByteSource, maxBytes: number): ByteSource {
+  let used = 0;
+  return {
+    url: source.url,
+    size: (signal) => source.size(signal),
+    async read(offset, length, signal) {
+      if (used + length > maxBytes) {
+        throw new SourceError('too_large', `This request would read more than ${maxBytes} bytes from the source, the configured limit.`);
+      }
+      used += length;
+      try {
+        return await source.read(offset, length, signal);
+      } catch (e) {
+        used -= length;
+        throw e;
+      }
+    },
+  };
+}

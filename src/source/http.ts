@@ -1,0 +1,392 @@
+/**
+ * HttpSource: ranged GETs over node:http / node:https (not fetch: we choose the socket's address).
+ *
+ * - Every hop resolves its host with dns.lookup (all addresses), checks each with the address policy
+ *   and connects to the checked address through a custom `lookup`, so DNS cannot answer differently
+ *   between the check and the connection (CONTRACT §6, 403). IP literals are checked directly.
+ * - Redirects are followed by hand (at most 3), each hop re-checked (http/https only).
+ * - A read expects 206 with the exact range and body length. A 200 full body is accepted only up to
+ *   `maxFullBodyBytes` and then serves every read from memory.
+ * - The size comes from the first read's Content-Range (or a `bytes=0-0` probe when size() comes first).
+ * - The first ETag (else Last-Modified) is pinned; a different one later is SourceError('changed').
+ * - One deadline covers a whole read (DNS, connect, headers, body, redirects) → SourceError('timeout').
+ */
+import http from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import type { LookupFunction } from 'node:net';
+import {
+  assertReadArgs,
+  errorCode,
+  networkFailure,
+  raceAbort,
+  SourceRangeError,
+  startDeadline,
+  throwIfAborted,
+} from './errors.ts';
+import { addressAllowed, checkProtocol } from './policy.ts';
+import { SourceError } from './source.ts';
+import type { ByteSource } from './source.ts';
+
+export interface HttpSourceOptions {
+  /** Config.allowPrivateNetworks: `true` all, `false` public only, or public plus these CIDR ranges. */
+  allowPrivateNetworks: boolean | readonly string[];
+  /** Deadline of one whole read, in milliseconds (Config.upstreamTimeoutMs). */
+  timeoutMs: number;
+  /** Total bytes this source may fetch over all its reads (Config.maxSourceBytes). */
+  maxBytes: number;
+  /** Largest object accepted from a server that ignores Range (answers 200); default 8 MiB. */
+  maxFullBodyBytes?: number;
+  /** Redirect hops followed per read; default 3. */
+  maxRedirects?: number;
+  /** Name resolution, default dns.lookup with all addresses (tests inject names here). */
+  resolveHost?: (hostname: string) => Promise<readonly { address: string; family: number }[]>;
+}
+
+const systemResolve = (hostname: string): Promise<{ address: string; family: number }[]> =>
+  dnsLookup(hostname, { all: true, verbatim: true });
+
+/** Default cap of a 200 full body from a server that ignores Range. */
+export const DEFAULT_MAX_FULL_BODY_BYTES = 8 * 1024 * 1024;
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, maxSockets: 64 }),
+  'https:': new https.Agent({ keepAlive: true, maxSockets: 64 }),
+};
+
+interface Pinned {
+  address: string;
+  family: 4 | 6;
+}
+
+type Want = { offset: number; length: number } | 'probe';
+
+export class HttpSource implements ByteSource {
+  readonly url: URL;
+  readonly #opts: Required<HttpSourceOptions>;
+  #size: number | undefined;
+  /** `etag:<value>` or `lm:<date>` of the first response that had one. */
+  #validator: string | undefined;
+  /** The whole object, when the server ignored Range and the object was small enough. */
+  #full: Uint8Array | undefined;
+  #fetched = 0;
+  /** Bytes of reads in flight, counted against maxBytes before they arrive. */
+  #reserved = 0;
+
+  /** Does no I/O; the first read or size() connects. */
+  constructor(url: URL, opts: HttpSourceOptions) {
+    this.url = url;
+    this.#opts = {
+      allowPrivateNetworks: opts.allowPrivateNetworks,
+      timeoutMs: opts.timeoutMs,
+      maxBytes: opts.maxBytes,
+      maxFullBodyBytes: opts.maxFullBodyBytes ?? DEFAULT_MAX_FULL_BODY_BYTES,
+      maxRedirects: opts.maxRedirects ?? 3,
+      resolveHost: opts.resolveHost ?? systemResolve,
+    };
+  }
+
+  /** Size in bytes; memoised, learnt from the first read, else from a `bytes=0-0` request. */
+  async size(signal?: AbortSignal): Promise<number> {
+    throwIfAborted(signal);
+    if (this.#size !== undefined) return this.#size;
+    await this.#fetch('probe', signal);
+    if (this.#size === undefined) {
+      throw new SourceError('upstream_failed', "The source's server does not tell the size of the object.");
+    }
+    return this.#size;
+  }
+
+  /** Exactly `length` bytes from `offset`, with one ranged GET (or from memory after a 200). */
+  async read(offset: number, length: number, signal?: AbortSignal): Promise<ArrayBuffer> {
+    assertReadArgs(offset, length);
+    throwIfAborted(signal);
+    if (this.#size !== undefined && offset + length > this.#size) throw new SourceRangeError(offset, length, this.#size);
+    if (this.#full !== undefined) return this.#full.slice(offset, offset + length).buffer;
+    if (length === 0) {
+      const size = await this.size(signal);
+      if (offset > size) throw new SourceRangeError(offset, length, size);
+      return new ArrayBuffer(0);
+    }
+    if (this.#fetched + this.#reserved + length > this.#opts.maxBytes) throw this.#tooMuch();
+    this.#reserved += length;
+    try {
+      const bytes = await this.#fetch({ offset, length }, signal);
+      return bytes.buffer as ArrayBuffer;
+    } finally {
+      this.#reserved -= length;
+    }
+  }
+
+  /** Cache validator: the pinned ETag / Last-Modified, else the size once known. */
+  validator(): string | undefined {
+    return this.#validator ?? (this.#size === undefined ? undefined : `size:${this.#size}`);
+  }
+
+  async #fetch(want: Want, signal: AbortSignal | undefined): Promise<Uint8Array> {
+    const deadline = startDeadline(this.#opts.timeoutMs, signal);
+    try {
+      const range = want === 'probe' ? 'bytes=0-0' : `bytes=${want.offset}-${want.offset + want.length - 1}`;
+      const res = await this.#follow(range, deadline.signal);
+      try {
+        return await this.#answer(res, want, deadline.signal);
+      } catch (e) {
+        res.destroy();
+        throw e;
+      }
+    } catch (e) {
+      throw deadline.failure(e, (x) => networkFailure(x));
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  /** GET with redirects followed; returns the first non-redirect response. */
+  async #follow(range: string, signal: AbortSignal): Promise<IncomingMessage> {
+    let url = this.url;
+    for (let hop = 0; ; hop++) {
+      if (!checkProtocol(url, ['http', 'https'])) {
+        throw new SourceError('forbidden', 'The source redirected to a URL that is not http or https.');
+      }
+      const pinned = await this.#pin(url, signal);
+      const res = await request(url, pinned, range, signal);
+      const location = res.headers.location;
+      if (!REDIRECTS.has(res.statusCode ?? 0) || location === undefined) return res;
+      res.destroy();
+      if (hop >= this.#opts.maxRedirects) {
+        throw new SourceError('upstream_failed', `The source redirected more than ${this.#opts.maxRedirects} times.`, res.statusCode);
+      }
+      try {
+        url = new URL(location, url);
+      } catch {
+        throw new SourceError('upstream_failed', 'The source redirected to an invalid URL.', res.statusCode);
+      }
+    }
+  }
+
+  /** Resolves and checks the host of `url`: every address must be allowed; connects to the first. */
+  async #pin(url: URL, signal: AbortSignal): Promise<Pinned | undefined> {
+    const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    const literal = isIP(host);
+    if (literal !== 0) {
+      if (!addressAllowed(host, this.#opts.allowPrivateNetworks)) throw refused();
+      return undefined;
+    }
+    let addresses: readonly { address: string; family: number }[];
+    try {
+      addresses = await raceAbort(this.#opts.resolveHost(host), signal);
+    } catch (e) {
+      if (signal.aborted) throw e;
+      const code = errorCode(e);
+      if (code === 'ENOTFOUND' || code === 'ENODATA') {
+        throw new SourceError('not_found', `The host name "${host}" of the source does not exist.`);
+      }
+      throw new SourceError('upstream_failed', `The host name "${host}" of the source could not be resolved.`);
+    }
+    if (addresses.length === 0) throw new SourceError('not_found', `The host name "${host}" of the source has no address.`);
+    if (addresses.some((a) => !addressAllowed(a.address, this.#opts.allowPrivateNetworks))) throw refused();
+    const first = addresses[0]!;
+    return { address: first.address, family: first.family === 6 ? 6 : 4 };
+  }
+
+  /** Checks the final response and reads its body. */
+  async #answer(res: IncomingMessage, want: Want, signal: AbortSignal): Promise<Uint8Array> {
+    const status = res.statusCode ?? 0;
+    if (status !== 200 && status !== 206) res.destroy();
+    if (status === 404 || status === 410) throw new SourceError('not_found', `The source was not found (the source answered ${status}).`, status);
+    if (status === 401 || status === 403) throw new SourceError('not_found', `The source could not be read (the source answered ${status}).`, status);
+    if (status === 412) throw changed(status);
+    if (status === 416) {
+      const total = /^bytes \*\/(\d+)$/.exec(res.headers['content-range'] ?? '');
+      if (total !== null) this.#learnSize(Number(total[1]), status);
+      if (want === 'probe') {
+        if (this.#size === 0) return new Uint8Array(0);
+        throw new SourceError('upstream_failed', "The source's server refused the first byte of the object.", status);
+      }
+      throw new SourceRangeError(want.offset, want.length, this.#size);
+    }
+    if (status !== 200 && status !== 206) throw new SourceError('upstream_failed', `The source's server answered ${status}.`, status);
+    const encoding = res.headers['content-encoding'];
+    if (encoding !== undefined && encoding !== 'identity') {
+      res.destroy();
+      throw new SourceError('upstream_failed', "The source's server sent a compressed answer to a byte-range request.", status);
+    }
+    this.#pinValidator(res, status);
+    return status === 206 ? this.#partial(res, want, signal) : this.#whole(res, want, signal);
+  }
+
+  async #partial(res: IncomingMessage, want: Want, signal: AbortSignal): Promise<Uint8Array> {
+    const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(res.headers['content-range'] ?? '');
+    if (m === null) {
+      res.destroy();
+      throw new SourceError('upstream_failed', "The source's server sent a partial answer without a valid Content-Range.", 206);
+    }
+    const start = Number(m[1]);
+    const end = Number(m[2]);
+    if (m[3] !== '*') this.#learnSize(Number(m[3]), 206);
+    const offset = want === 'probe' ? 0 : want.offset;
+    const length = want === 'probe' ? 1 : want.length;
+    if (start !== offset || end > offset + length - 1 || end < start) {
+      res.destroy();
+      throw new SourceError('upstream_failed', "The source's server sent another byte range than the one asked for.", 206);
+    }
+    if (end < offset + length - 1) {
+      res.destroy();
+      throw new SourceRangeError(offset, length, this.#size);
+    }
+    const body = await readBody(res, end - start + 1, end - start + 1, signal);
+    this.#fetched += body.byteLength;
+    return body;
+  }
+
+  /** A 200: the server ignored Range. Keep the object in memory if it is small enough. */
+  async #whole(res: IncomingMessage, want: Want, signal: AbortSignal): Promise<Uint8Array> {
+    // What this source may still fetch, this read's own reservation included.
+    const budget = this.#opts.maxBytes - this.#fetched - this.#reserved + (want === 'probe' ? 0 : want.length);
+    const cap = Math.min(this.#opts.maxFullBodyBytes, budget);
+    const tooBig = (): SourceError => (cap < this.#opts.maxFullBodyBytes ? this.#tooMuch() : this.#ignoresRange());
+    const announced = res.headers['content-length'] === undefined ? undefined : Number(res.headers['content-length']);
+    if (announced !== undefined && announced > cap) throw tooBig();
+    let body: Uint8Array;
+    try {
+      body = await readBody(res, announced, cap, signal);
+    } catch (e) {
+      if (e instanceof SourceError && e.reason === 'too_large') throw tooBig();
+      throw e;
+    }
+    this.#fetched += body.byteLength;
+    this.#learnSize(body.byteLength, 200);
+    this.#full = body;
+    if (want === 'probe') return body.slice(0, 1);
+    if (want.offset + want.length > body.byteLength) throw new SourceRangeError(want.offset, want.length, body.byteLength);
+    return body.slice(want.offset, want.offset + want.length);
+  }
+
+  #pinValidator(res: IncomingMessage, status: number): void {
+    const etag = res.headers.etag;
+    const lm = res.headers['last-modified'];
+    const v = etag !== undefined ? `etag:${etag.replace(/^W\//, '')}` : lm !== undefined ? `lm:${lm}` : undefined;
+    if (v === undefined) return;
+    if (this.#validator === undefined) this.#validator = v;
+    else if (this.#validator.split(':')[0] === v.split(':')[0] && this.#validator !== v) {
+      res.destroy();
+      throw changed(status);
+    }
+  }
+
+  #learnSize(size: number, status: number): void {
+    if (this.#size !== undefined && this.#size !== size) throw changed(status);
+    this.#size = size;
+  }
+
+  #tooMuch(): SourceError {
+    return new SourceError('too_large', `This request would read more than ${this.#opts.maxBytes} bytes from the source, the configured limit.`);
+  }
+
+  #ignoresRange(): SourceError {
+    return new SourceError(
+      'too_large',
+      `The source's server ignores byte ranges and the object is larger than ${this.#opts.maxFullBodyBytes} bytes, the most read whole.`,
+      200,
+    );
+  }
+}
+
+function refused(): SourceError {
+  return new SourceError('forbidden', 'The source URL points to a private, loopback or link-local address, which this service may not fetch.');
+}
+
+function changed(status: number): SourceError {
+  return new SourceError('changed', 'The source changed while it was being read (its ETag or size differs); retry the request.', status);
+}
+
+/** One GET; a stale keep-alive socket (reset before any answer) is retried once on a fresh one. */
+function request(url: URL, pinned: Pinned | undefined, range: string, signal: AbortSignal, retried = false): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const lookup: LookupFunction | undefined = pinned === undefined
+      ? undefined
+      : (_host, options, cb) => {
+          if (options.all === true) cb(null, [pinned]);
+          else cb(null, pinned.address, pinned.family);
+        };
+    const mod = url.protocol === 'https:' ? https : http;
+    const req = mod.request(url, {
+      method: 'GET',
+      agent: agents[url.protocol === 'https:' ? 'https:' : 'http:'],
+      headers: { range, 'accept-encoding': 'identity', 'user-agent': 'zonal-stats-service' },
+      signal,
+      ...(lookup === undefined ? {} : { lookup }),
+    });
+    let answered = false;
+    req.once('response', (res) => {
+      answered = true;
+      resolve(res);
+    });
+    req.on('error', (e) => {
+      if (answered) return; // body errors are reported by the response stream
+      if (!retried && req.reusedSocket && errorCode(e) === 'ECONNRESET' && !signal.aborted) {
+        request(url, pinned, range, signal, true).then(resolve, reject);
+      } else {
+        reject(e);
+      }
+    });
+    req.end();
+  });
+}
+
+/**
+ * Reads a body of `expected` bytes (undefined: until the end, at most `cap`). Fewer bytes than
+ * promised, a reset or more than `cap` → SourceError.
+ */
+function readBody(res: IncomingMessage, expected: number | undefined, cap: number, signal: AbortSignal): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let done = false;
+    const finish = (err: unknown, value?: Uint8Array): void => {
+      if (done) return;
+      done = true;
+      signal.removeEventListener('abort', onAbort);
+      if (err !== undefined) {
+        res.destroy();
+        reject(err);
+      } else {
+        resolve(value!);
+      }
+    };
+    const onAbort = (): void => finish(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    res.on('data', (chunk: Buffer) => {
+      received += chunk.byteLength;
+      if (received > cap || (expected !== undefined && received > expected)) {
+        finish(expected !== undefined && received > expected
+          ? new SourceError('upstream_failed', "The source's server sent more bytes than it announced.", res.statusCode)
+          : new SourceError('too_large', 'The answer is larger than allowed.', res.statusCode));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    res.once('end', () => {
+      if (expected !== undefined && received !== expected) {
+        finish(truncated(res.statusCode));
+        return;
+      }
+      const out = new Uint8Array(received);
+      let at = 0;
+      for (const c of chunks) {
+        out.set(c, at);
+        at += c.byteLength;
+      }
+      finish(undefined, out);
+    });
+    res.once('error', (e) => finish(errorCode(e) === 'ECONNRESET' ? truncated(res.statusCode) : networkFailure(e)));
+    res.once('close', () => finish(truncated(res.statusCode)));
+  });
+}
+
+function truncated(status: number | undefined): SourceError {
+  return new SourceError('upstream_failed', "The source's server closed the connection before sending all the promised bytes.", status);
+}

@@ -1,0 +1,278 @@
+/** HttpSource over a real loopback server: policy, DNS pinning, redirects, faults, timeouts, ETag pinning. */
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { HttpSource } from '../../src/source/http.ts';
+import type { HttpSourceOptions } from '../../src/source/http.ts';
+import { startRangeServer } from '../helpers/range-server.ts';
+import type { RangeServer } from '../helpers/range-server.ts';
+import { bytes, sourceError } from './conformance.ts';
+
+const data = bytes(10_000, 3);
+const other = bytes(10_000, 4);
+let a: RangeServer; // 127.0.0.1
+let b: RangeServer; // 127.0.0.2
+
+const open = (url: string, opts: Partial<HttpSourceOptions> = {}): HttpSource =>
+  new HttpSource(new URL(url), { allowPrivateNetworks: true, timeoutMs: 5_000, maxBytes: 1 << 30, ...opts });
+
+const expectBytes = (buf: ArrayBuffer, from: Uint8Array, offset: number): void => {
+  expect(Buffer.from(buf).equals(Buffer.from(from.subarray(offset, offset + buf.byteLength)))).toBe(true);
+};
+
+beforeAll(async () => {
+  a = await startRangeServer({ files: { '/data.bin': data } });
+  b = await startRangeServer({ host: '127.0.0.2', files: { '/data.bin': data } });
+});
+
+afterAll(async () => {
+  await a.close();
+  await b.close();
+});
+
+afterEach(() => {
+  a.requests.length = 0;
+  b.requests.length = 0;
+  a.setServerFault(undefined);
+});
+
+describe('ranged reads', () => {
+  it('sends one exact Range per read and learns the size from Content-Range', async () => {
+    const src = open(a.url('/data.bin'));
+    expectBytes(await src.read(100, 50), data, 100);
+    expect(await src.size()).toBe(10_000);
+    expect(a.requests).toEqual([{ method: 'GET', path: '/data.bin', range: 'bytes=100-149', status: 206, bytesSent: 50 }]);
+  });
+
+  it('asks for bytes=0-0 when size() comes first', async () => {
+    const src = open(a.url('/data.bin'));
+    expect(await src.size()).toBe(10_000);
+    expect(a.requests.map((r) => r.range)).toEqual(['bytes=0-0']);
+  });
+
+  it('reports the size of an empty object from a 416', async () => {
+    a.setFile('/empty.bin', new Uint8Array(0));
+    const src = open(a.url('/empty.bin'));
+    expect(await src.size()).toBe(0);
+    expect((await src.read(0, 0)).byteLength).toBe(0);
+  });
+
+  it('serves a server that ignores Range from memory when the object is small', async () => {
+    a.setFault('/small.bin', { kind: 'ignoreRange' });
+    a.setFile('/small.bin', data);
+    const src = open(a.url('/small.bin'));
+    expectBytes(await src.read(10, 20), data, 10);
+    expectBytes(await src.read(9_000, 1_000), data, 9_000);
+    expect(await src.size()).toBe(10_000);
+    expect(a.requests).toHaveLength(1);
+    expect(a.requests[0]!.status).toBe(200);
+    a.setFault('/small.bin', undefined);
+  });
+
+  it('refuses a server that ignores Range when the object is over the cap', async () => {
+    a.setFault('/big.bin', { kind: 'ignoreRange' });
+    a.setFile('/big.bin', data);
+    const err = await sourceError(open(a.url('/big.bin'), { maxFullBodyBytes: 4_096 }).read(0, 10));
+    expect(err.reason).toBe('too_large');
+    expect(err.message).toMatch(/ignores byte ranges/);
+    a.setFault('/big.bin', undefined);
+  });
+
+  it('stops at maxBytes per source without asking the server', async () => {
+    const src = open(a.url('/data.bin'), { maxBytes: 1_000 });
+    await src.read(0, 600);
+    const err = await sourceError(src.read(600, 600));
+    expect(err.reason).toBe('too_large');
+    expect(a.requests).toHaveLength(1);
+  });
+});
+
+describe('address policy and DNS pinning', () => {
+  it('refuses a loopback server when private networks are not allowed, without connecting', async () => {
+    const err = await sourceError(open(a.url('/data.bin'), { allowPrivateNetworks: false }).read(0, 10));
+    expect(err.reason).toBe('forbidden');
+    expect(a.requests).toHaveLength(0);
+  });
+
+  it('refuses a host name that resolves to a loopback address', async () => {
+    const url = a.url('/data.bin').replace('127.0.0.1', 'localhost');
+    const err = await sourceError(open(url, { allowPrivateNetworks: false }).read(0, 10));
+    expect(err.reason).toBe('forbidden');
+    expect(a.requests).toHaveLength(0);
+  });
+
+  it('allows only the listed range: 127.0.0.1/32 yes, 127.0.0.2 no', async () => {
+    const allow = ['127.0.0.1/32'];
+    expectBytes(await open(a.url('/data.bin'), { allowPrivateNetworks: allow }).read(0, 10), data, 0);
+    const err = await sourceError(open(b.url('/data.bin'), { allowPrivateNetworks: allow }).read(0, 10));
+    expect(err.reason).toBe('forbidden');
+    expect(b.requests).toHaveLength(0);
+  });
+
+  it('refuses a host when any one of its addresses is refused', async () => {
+    const resolveHost = (): Promise<{ address: string; family: number }[]> =>
+      Promise.resolve([{ address: '127.0.0.1', family: 4 }, { address: '10.0.0.1', family: 4 }]);
+    const url = a.url('/data.bin').replace('127.0.0.1', 'mixed.test');
+    const err = await sourceError(open(url, { allowPrivateNetworks: ['127.0.0.1/32'], resolveHost }).read(0, 10));
+    expect(err.reason).toBe('forbidden');
+    expect(a.requests).toHaveLength(0);
+  });
+
+  it('connects to the address that was checked, not to a second lookup', async () => {
+    // "pinned.test" exists only in this resolver: reaching b proves the socket used the checked address.
+    const seen: string[] = [];
+    const resolveHost = (host: string): Promise<{ address: string; family: number }[]> => {
+      seen.push(host);
+      return Promise.resolve([{ address: '127.0.0.2', family: 4 }]);
+    };
+    const url = b.url('/data.bin').replace('127.0.0.2', 'pinned.test');
+    expectBytes(await open(url, { resolveHost }).read(5, 5), data, 5);
+    expect(seen).toEqual(['pinned.test']);
+    expect(b.requests).toHaveLength(1);
+  });
+
+  it('reports an unknown host name as not_found', async () => {
+    const resolveHost = (): Promise<never> => Promise.reject(Object.assign(new Error('x'), { code: 'ENOTFOUND' }));
+    const err = await sourceError(open('http://nowhere.invalid/x.tif', { resolveHost }).read(0, 1));
+    expect(err.reason).toBe('not_found');
+  });
+});
+
+describe('redirects', () => {
+  it('follows up to 3 redirects, relative or absolute', async () => {
+    a.setFault('/r1', { kind: 'redirect', location: '/r2', status: 301 });
+    a.setFault('/r2', { kind: 'redirect', location: a.url('/r3'), status: 307 });
+    a.setFault('/r3', { kind: 'redirect', location: 'data.bin', status: 308 });
+    expectBytes(await open(a.url('/r1')).read(0, 100), data, 0);
+    expect(a.requests.map((r) => r.path)).toEqual(['/r1', '/r2', '/r3', '/data.bin']);
+    expect(a.requests.every((r) => r.range === 'bytes=0-99')).toBe(true);
+  });
+
+  it('fails after more than 3 redirects', async () => {
+    a.setFault('/r0', { kind: 'redirect', location: '/r1' });
+    const err = await sourceError(open(a.url('/r0')).read(0, 100));
+    expect(err.reason).toBe('upstream_failed');
+    expect(err.message).toMatch(/more than 3/);
+    expect(a.requests.map((r) => r.path)).toEqual(['/r0', '/r1', '/r2', '/r3']);
+  });
+
+  it('refuses a redirect to a refused address', async () => {
+    a.setFault('/to-b', { kind: 'redirect', location: b.url('/data.bin') });
+    const err = await sourceError(open(a.url('/to-b'), { allowPrivateNetworks: ['127.0.0.1/32'] }).read(0, 10));
+    expect(err.reason).toBe('forbidden');
+    expect(b.requests).toHaveLength(0);
+  });
+
+  it('refuses a redirect to a file:// URL', async () => {
+    a.setFault('/to-file', { kind: 'redirect', location: 'file:///etc/passwd' });
+    const err = await sourceError(open(a.url('/to-file')).read(0, 10));
+    expect(err.reason).toBe('forbidden');
+  });
+});
+
+describe('upstream failures', () => {
+  it.each([
+    [404, 'not_found'],
+    [410, 'not_found'],
+    [403, 'not_found'],
+    [401, 'not_found'],
+    [500, 'upstream_failed'],
+    [503, 'upstream_failed'],
+    [400, 'upstream_failed'],
+  ] as const)('status %i → %s', async (status, reason) => {
+    a.setServerFault({ kind: 'status', status });
+    const err = await sourceError(open(a.url('/data.bin')).read(0, 10));
+    expect(err.reason).toBe(reason);
+    expect(err.upstreamStatus).toBe(status);
+    expect(err.message).toContain(`answered ${status}`);
+  });
+
+  it('a connection reset mid-body → upstream_failed', async () => {
+    a.setServerFault({ kind: 'reset' });
+    const err = await sourceError(open(a.url('/data.bin')).read(0, 8_000));
+    expect(err.reason).toBe('upstream_failed');
+    expect(a.requests[0]!.bytesSent).toBe(4_000);
+  });
+
+  it('a body shorter than its Content-Length → upstream_failed', async () => {
+    a.setServerFault({ kind: 'truncate' });
+    const err = await sourceError(open(a.url('/data.bin')).read(0, 8_000));
+    expect(err.reason).toBe('upstream_failed');
+    expect(err.message).toMatch(/before sending all/);
+  });
+
+  it('a refused connection → upstream_failed', async () => {
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const err = await sourceError(open(`http://127.0.0.1:${port}/x.bin`).read(0, 10));
+    expect(err.reason).toBe('upstream_failed');
+    expect(err.message).toMatch(/refused the connection/);
+  });
+
+  it('a server that never answers → timeout within the configured time', async () => {
+    a.setServerFault({ kind: 'hang' });
+    const t0 = performance.now();
+    const err = await sourceError(open(a.url('/data.bin'), { timeoutMs: 300 }).read(0, 10));
+    const elapsed = performance.now() - t0;
+    expect(err.reason).toBe('timeout');
+    expect(elapsed).toBeGreaterThanOrEqual(290);
+    expect(elapsed).toBeLessThan(1_500);
+  });
+
+  it('the timeout covers the whole read, not each step', async () => {
+    // Two redirects of 200 ms each: every step is under 300 ms, the read is not.
+    a.setFault('/s1', { kind: 'redirect', location: '/s2', delayMs: 200 });
+    a.setFault('/s2', { kind: 'redirect', location: '/data.bin', delayMs: 200 });
+    const t0 = performance.now();
+    const err = await sourceError(open(a.url('/s1'), { timeoutMs: 300 }).read(0, 10));
+    expect(err.reason).toBe('timeout');
+    expect(performance.now() - t0).toBeLessThan(1_000);
+    expect(a.requests.map((r) => r.path)).toEqual(['/s1', '/s2']);
+  });
+
+  it('a slow server within the timeout is fine', async () => {
+    a.setServerFault({ kind: 'slow', delayMs: 100 });
+    expectBytes(await open(a.url('/data.bin'), { timeoutMs: 2_000 }).read(0, 10), data, 0);
+  });
+
+  it('the caller can abort a read that hangs', async () => {
+    a.setServerFault({ kind: 'hang' });
+    const ctl = new AbortController();
+    setTimeout(() => ctl.abort(), 50);
+    const t0 = performance.now();
+    await expect(open(a.url('/data.bin')).read(0, 10, ctl.signal)).rejects.toMatchObject({ name: 'AbortError' });
+    expect(performance.now() - t0).toBeLessThan(1_000);
+  });
+});
+
+describe('ETag pinning', () => {
+  it('a different ETag on a later read → changed', async () => {
+    a.setFile('/moving.bin', data);
+    const src = open(a.url('/moving.bin'));
+    await src.read(0, 10);
+    a.setFile('/moving.bin', other); // same size, other bytes, other ETag
+    const err = await sourceError(src.read(10, 10));
+    expect(err.reason).toBe('changed');
+  });
+
+  it('a different size on a later read → changed (no ETag)', async () => {
+    const plain = await startRangeServer({ etag: false, files: { '/x.bin': data } });
+    try {
+      const src = open(plain.url('/x.bin'));
+      await src.read(0, 10);
+      plain.setFile('/x.bin', data.subarray(0, 5_000));
+      expect((await sourceError(src.read(10, 10))).reason).toBe('changed');
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('exposes the pinned validator for the cache', async () => {
+    const src = open(a.url('/data.bin'));
+    expect(src.validator()).toBeUndefined();
+    await src.read(0, 1);
+    expect(src.validator()).toMatch(/^etag:"[0-9a-f]+"$/);
+  });
+});
