@@ -1,0 +1,77 @@
+/**
+ * buildApp(config, deps?): the whole HTTP application as one Fastify instance. Plugins and routes are
+ * registered explicitly, in flow order (ARCHITECTURE §1).
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import underPressure from '@fastify/under-pressure';
+import type { Config } from './config.ts';
+import { problemPlugin, sendProblem } from './http/problem.ts';
+import { docsPlugin } from './http/docs.ts';
+import { contextPlugin } from './http/context.ts';
+import { metaRoutes } from './http/routes/meta.ts';
+import { rasterRoutes } from './http/routes/raster.ts';
+import { openSource as defaultOpenSource } from './source/resolve.ts';
+import { createFoldRunner, type FoldRunner } from './workers/pool.ts';
+
+export interface AppDeps {
+  config: Config;
+  openSource: typeof defaultOpenSource;
+  runner: FoldRunner;
+}
+
+export interface BuildOptions {
+  /** Replace the source opener (tests that need a different resolver). */
+  openSource?: typeof defaultOpenSource;
+  /** pino logger options, or false to silence logs (tests). */
+  logger?: boolean | Record<string, unknown>;
+}
+
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    disableRequestLogging: true,
+    bodyLimit: config.maxBodyBytes,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => crypto.randomUUID(),
+    ajv: {
+      customOptions: {
+        // Unknown fields are 422 (CONTRACT §1), never silently dropped or coerced.
+        removeAdditional: false,
+        coerceTypes: false,
+        useDefaults: false,
+        allErrors: false,
+        discriminator: true,
+      },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Responses are plain JSON: the schemas document them, JSON.stringify writes them exactly.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('x-request-id', request.id);
+    return payload;
+  });
+
+  const runner = createFoldRunner(config.workers);
+  const deps: AppDeps = { config, openSource: options.openSource ?? defaultOpenSource, runner };
+  app.addHook('onClose', async () => runner.close());
+
+  await app.register(problemPlugin);
+  await app.register(contextPlugin);
+  await app.register(underPressure, {
+    maxEventLoopDelay: 2000,
+    retryAfter: 5,
+    exposeStatusRoute: false,
+    healthCheck: async () => runner.pending < Math.max(8, config.workers * 16),
+    healthCheckInterval: 500,
+    pressureHandler: (_req, reply) => {
+      reply.header('retry-after', '5');
+      void sendProblem(reply, 'overloaded', 'The service is overloaded; retry shortly.');
+    },
+  });
+  await app.register(docsPlugin);
+  await app.register(metaRoutes);
+  await app.register(rasterRoutes, deps);
+  return app;
+}

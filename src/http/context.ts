@@ -1,0 +1,41 @@
+/**
+ * Per-request I/O context: a byte counter for the log line and an AbortSignal that fires when the
+ * client goes away, so upstream reads and worker tasks of abandoned requests stop.
+ */
+import fp from 'fastify-plugin';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ReadStats } from '../source/source.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    readStats: ReadStats;
+    abortSignal: AbortSignal;
+  }
+}
+
+export const contextPlugin = fp(async (app: FastifyInstance) => {
+  app.decorateRequest('readStats', null as unknown as ReadStats);
+  app.decorateRequest('abortSignal', null as unknown as AbortSignal);
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const controller = new AbortController();
+    request.readStats = { requests: 0, bytes: 0 };
+    request.abortSignal = controller.signal;
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) controller.abort();
+    });
+  });
+  // One log line per request: id, route, status, duration, bytes read upstream (issue 2 §10).
+  app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+    request.log.info(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? null,
+        status: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime * 10) / 10,
+        sourceRequests: request.readStats.requests,
+        sourceBytes: request.readStats.bytes,
+      },
+      'request',
+    );
+  });
+});

@@ -1,0 +1,113 @@
+/**
+ * The only writer of problem+json (CONTRACT §6): error handler, not-found handler and the mapping of
+ * Fastify's own errors. Anything unexpected becomes a 500 whose detail carries the request id that
+ * is also in the log line; no stack, library message or server path ever reaches a client.
+ */
+import fp from 'fastify-plugin';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ZonalError, statusOf, titleOf, type ErrorCode, type FieldError } from '../errors.ts';
+import { SourceError } from '../source/source.ts';
+import { toZonalError } from '../source/errors.ts';
+
+export function problemBody(code: ErrorCode, detail: string, extras: Record<string, unknown> = {}) {
+  return {
+    type: `urn:zonal-stats:problem:${code}`,
+    title: titleOf(code),
+    status: statusOf(code),
+    detail,
+    code,
+    ...extras,
+  };
+}
+
+export function sendProblem(reply: FastifyReply, code: ErrorCode, detail: string, extras: Record<string, unknown> = {}) {
+  return reply
+    .code(statusOf(code))
+    .type('application/problem+json')
+    .send(problemBody(code, detail, { instance: reply.request.url.split('?')[0], ...extras }));
+}
+
+interface AjvError {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+/** Ajv errors → [{path, message}] with JSON pointers into the request body. */
+function fieldErrors(validation: AjvError[]): FieldError[] {
+  return validation.slice(0, 20).map((e) => {
+    let path = e.instancePath ?? '';
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'additionalProperties' && typeof e.params?.['additionalProperty'] === 'string') {
+      path = `${path}/${e.params['additionalProperty']}`;
+      message = 'is not a known field';
+    } else if (e.keyword === 'required' && typeof e.params?.['missingProperty'] === 'string') {
+      path = `${path}/${e.params['missingProperty']}`;
+      message = 'is required';
+    }
+    return { path: path === '' ? '/' : path, message };
+  });
+}
+
+function fastifyCode(error: FastifyError): ErrorCode | null {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'unsupported_media_type' : 'bad_json';
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return 'bad_json';
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'payload_too_large';
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError || error.statusCode === 400) return 'bad_json';
+  if (error.statusCode === 415) return 'unsupported_media_type';
+  if (error.statusCode === 413) return 'payload_too_large';
+  if (error.statusCode === 404) return 'not_found';
+  if (error.statusCode === 405) return 'method_not_allowed';
+  return null;
+}
+
+const FASTIFY_DETAIL: Partial<Record<ErrorCode, string>> = {
+  bad_json: 'The request body is not valid JSON.',
+  unsupported_media_type: 'The request body must be JSON (Content-Type: application/json).',
+  payload_too_large: 'The request body is larger than this service accepts.',
+  not_found: 'There is no such route.',
+  method_not_allowed: 'This method is not allowed on this route.',
+};
+
+export const problemPlugin = fp(async (app: FastifyInstance) => {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error.validation) {
+      const errors = fieldErrors(error.validation as AjvError[]);
+      const first = errors[0];
+      const detail = first ? `The request is invalid: ${first.path} ${first.message}.` : 'The request is invalid.';
+      return sendProblem(reply, 'validation_failed', detail, { errors });
+    }
+    if (error instanceof ZonalError) {
+      request.log.info({ code: error.code }, 'request refused');
+      return sendProblem(reply, error.code, error.detail, error.extras);
+    }
+    if (error instanceof SourceError) {
+      request.log.info({ reason: error.reason, upstreamStatus: error.upstreamStatus, err: error.message }, 'source failed');
+      const z = toZonalError(error);
+      return sendProblem(reply, z.code, z.detail, z.extras);
+    }
+    const code = fastifyCode(error);
+    if (code !== null) return sendProblem(reply, code, FASTIFY_DETAIL[code] ?? 'The request was refused.');
+    if (error.statusCode === 503) {
+      return sendProblem(reply, 'overloaded', 'The service is overloaded; retry shortly.');
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendProblem(reply, 'internal_error', `An internal error occurred; quote request id ${request.id} when reporting it.`, {
+      request_id: request.id,
+    });
+  });
+  app.setNotFoundHandler((request, reply) => {
+    void request;
+    return sendProblem(reply, 'not_found', FASTIFY_DETAIL.not_found as string);
+  });
+});

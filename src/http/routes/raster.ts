@@ -1,0 +1,40 @@
+/** POST /api/v1/zonal-stats/raster: schema + one call to the use case. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { RasterRequestSchema } from '../../schemas/raster.ts';
+import { ProblemSchema, StatsResponseSchema } from '../../schemas/response.ts';
+import { rasterZonalStats } from '../../zonal/raster.ts';
+import type { AppDeps } from '../../app.ts';
+
+const errorResponses = {
+  400: ProblemSchema,
+  403: ProblemSchema,
+  415: ProblemSchema,
+  422: ProblemSchema,
+  500: ProblemSchema,
+  502: ProblemSchema,
+  503: ProblemSchema,
+  504: ProblemSchema,
+};
+
+export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
+  app.post(
+    '/api/v1/zonal-stats/raster',
+    {
+      schema: {
+        tags: ['zonal-stats'],
+        summary: 'Statistics of a Cloud Optimized GeoTIFF inside an area of interest',
+        description:
+          'Pixels whose centre lies inside the AOI count (a bare point selects the pixel that contains it). Values are scaled by the file\'s scale/offset; nodata, NaN and masked pixels are excluded and counted in `nodata`.',
+        body: RasterRequestSchema,
+        response: { 200: StatsResponseSchema, ...errorResponses },
+      },
+    },
+    async (request) =>
+      rasterZonalStats(request.body, {
+        config: deps.config,
+        runner: deps.runner,
+        signal: request.abortSignal,
+        openSource: (url) => deps.openSource(url, deps.config, { stats: request.readStats, signal: request.abortSignal }),
+      }),
+  );
+};

@@ -1,0 +1,96 @@
+/**
+ * True ground area of pixels on the WGS84 ellipsoid, for `data_area` (CONTRACT §5), pure.
+ * - Geographic grids: the exact area of the cell between two parallels and two meridians, per row.
+ * - Projected grids: the geodesic area of the pixel's outline mapped back to lon/lat, sampled every
+ *   LATTICE pixels and interpolated bilinearly in between. Area scale varies smoothly across a
+ *   projection, so the interpolation error is second order (< 1e-9 relative at 32 px on UTM).
+ */
+import type { Grid, PixelWindow } from './grid.ts';
+import { latLonCellAreaM2, ellipsoidalAreaM2 } from '../geometry/geodesic.ts';
+import { makeTransformer } from '../geometry/reproject.ts';
+import type { Position, Ring } from '../geometry/types.ts';
+
+export interface PixelAreaSpec {
+  grid: Grid;
+  /** proj4 definition of the grid's CRS. */
+  proj4: string;
+  isGeographic: boolean;
+}
+
+const LATTICE = 32;
+const WGS84 = '+proj=longlat +datum=WGS84 +no_defs';
+
+/** Area in m² of each pixel of `window`, row-major. */
+export function pixelAreas(spec: PixelAreaSpec, window: PixelWindow): Float64Array {
+  const { grid } = spec;
+  const out = new Float64Array(window.width * window.height);
+  if (spec.isGeographic) {
+    const dLon = Math.abs(grid.dx);
+    for (let r = 0; r < window.height; r++) {
+      const row = window.row0 + r;
+      const latA = grid.y0 + row * grid.dy;
+      const latB = latA + grid.dy;
+      const a = latLonCellAreaM2(Math.min(latA, latB), Math.max(latA, latB), dLon);
+      out.fill(a, r * window.width, (r + 1) * window.width);
+    }
+    return out;
+  }
+  const toLonLat = makeTransformer(spec.proj4, WGS84).forward;
+  const pixelSizeM = Math.max(Math.abs(grid.dx), Math.abs(grid.dy));
+  // Pixel edges are straight in the projection, not geodesics: subdivide big pixels' edges.
+  const steps = pixelSizeM <= 100 ? 1 : pixelSizeM <= 1000 ? 4 : 8;
+  const areaAt = (col: number, row: number): number => {
+    const ring: Ring = [];
+    const corners: Position[] = [[col, row], [col + 1, row], [col + 1, row + 1], [col, row + 1]];
+    for (let k = 0; k < 4; k++) {
+      const [c0, r0] = corners[k] as Position;
+      const [c1, r1] = corners[(k + 1) % 4] as Position;
+      for (let s = 0; s < steps; s++) {
+        const t = s / steps;
+        const c = c0 + (c1 - c0) * t;
+        const r = r0 + (r1 - r0) * t;
+        ring.push(toLonLat([grid.x0 + c * grid.dx, grid.y0 + r * grid.dy]));
+      }
+    }
+    ring.push(ring[0] as Position);
+    return ellipsoidalAreaM2([[ring]]);
+  };
+  const cols = latticeStops(window.col0, window.width);
+  const rows = latticeStops(window.row0, window.height);
+  const samples = new Float64Array(cols.length * rows.length);
+  for (let j = 0; j < rows.length; j++) {
+    for (let i = 0; i < cols.length; i++) samples[j * cols.length + i] = areaAt(cols[i] as number, rows[j] as number);
+  }
+  let j = 0;
+  for (let r = 0; r < window.height; r++) {
+    const row = window.row0 + r;
+    while (j < rows.length - 2 && (rows[j + 1] as number) <= row) j++;
+    const ra = rows[j] as number;
+    const rb = rows[Math.min(j + 1, rows.length - 1)] as number;
+    const v = rb === ra ? 0 : (row - ra) / (rb - ra);
+    let i = 0;
+    for (let c = 0; c < window.width; c++) {
+      const col = window.col0 + c;
+      while (i < cols.length - 2 && (cols[i + 1] as number) <= col) i++;
+      const ca = cols[i] as number;
+      const cb = cols[Math.min(i + 1, cols.length - 1)] as number;
+      const u = cb === ca ? 0 : (col - ca) / (cb - ca);
+      const i1 = Math.min(i + 1, cols.length - 1);
+      const j1 = Math.min(j + 1, rows.length - 1);
+      const a00 = samples[j * cols.length + i] as number;
+      const a10 = samples[j * cols.length + i1] as number;
+      const a01 = samples[j1 * cols.length + i] as number;
+      const a11 = samples[j1 * cols.length + i1] as number;
+      out[r * window.width + c] = (1 - v) * ((1 - u) * a00 + u * a10) + v * ((1 - u) * a01 + u * a11);
+    }
+  }
+  return out;
+}
+
+/** Lattice positions from start to start+length-1 inclusive, every LATTICE pixels. */
+function latticeStops(start: number, length: number): number[] {
+  const stops: number[] = [];
+  for (let p = start; p < start + length - 1; p += LATTICE) stops.push(p);
+  stops.push(start + length - 1);
+  return stops;
+}

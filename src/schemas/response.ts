@@ -1,0 +1,39 @@
+/** Response schemas (CONTRACT §4, §6). */
+import { Type, type Static } from '@sinclair/typebox';
+
+const StatValue = Type.Union([
+  Type.Number(),
+  Type.Null(),
+  Type.Array(Type.Number()),
+  Type.Record(Type.String(), Type.Number()),
+]);
+
+export const BandStatsSchema = Type.Object(
+  {
+    aoi_area: Type.Number({ description: 'Area of the AOI in m² on the WGS84 ellipsoid; 0 for a bare point.' }),
+    data_area: Type.Number({ description: 'Area in m² of the counted pixels (true ground area); 0 for a bare point.' }),
+  },
+  { additionalProperties: StatValue, title: 'BandStats' },
+);
+
+export const StatsResponseSchema = Type.Record(Type.String({ pattern: '^band_[0-9]+$' }), BandStatsSchema, {
+  title: 'StatsResponse',
+  description: 'One key per band (band_1, band_2, … in the order asked), each with the requested statistics.',
+});
+export type BandStats = Static<typeof BandStatsSchema> & Record<string, unknown>;
+export type StatsResponse = Record<string, BandStats>;
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.String(),
+    instance: Type.Optional(Type.String()),
+    request_id: Type.Optional(Type.String()),
+    errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+  },
+  { additionalProperties: true, title: 'Problem', description: 'RFC 9457 problem details.' },
+);
+export type Problem = Static<typeof ProblemSchema>;

@@ -1,0 +1,60 @@
+/**
+ * The worker-thread pool (piscina) that runs zonal/fold.ts. With `workers: 0` the fold runs inline on
+ * the calling thread (unit tests of the use case; never in production).
+ */
+import { Piscina } from 'piscina';
+import { foldTiles, type FoldTask, type FoldResult } from '../zonal/fold.ts';
+
+export interface FoldRunner {
+  run(task: FoldTask, signal?: AbortSignal): Promise<FoldResult>;
+  /** Tasks queued or running, for load shedding. */
+  readonly pending: number;
+  close(): Promise<void>;
+}
+
+export function createFoldRunner(workers: number): FoldRunner {
+  if (workers <= 0) {
+    let pending = 0;
+    return {
+      async run(task) {
+        pending++;
+        try {
+          return await foldTiles(task);
+        } finally {
+          pending--;
+        }
+      },
+      get pending() {
+        return pending;
+      },
+      async close() {},
+    };
+  }
+  const self = new URL(import.meta.url);
+  const isTs = self.pathname.endsWith('.ts');
+  const pool = new Piscina({
+    filename: new URL(isTs ? './fold-worker.ts' : './fold-worker.js', self).href,
+    minThreads: 1,
+    maxThreads: workers,
+    idleTimeout: 60_000,
+    // Source files are TypeScript: load the same tsx loader the main thread runs with.
+    execArgv: isTs ? ['--import', 'tsx'] : [],
+  });
+  let pending = 0;
+  return {
+    async run(task, signal) {
+      pending++;
+      try {
+        return (await pool.run(task, signal ? { signal } : {})) as FoldResult;
+      } finally {
+        pending--;
+      }
+    },
+    get pending() {
+      return pending;
+    },
+    async close() {
+      await pool.destroy();
+    },
+  };
+}

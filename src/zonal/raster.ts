@@ -1,0 +1,229 @@
+/**
+ * The raster use case, top to bottom (ARCHITECTURE §1):
+ * validate → open source → open raster → plan window and tiles → fetch tiles → fold (workers) → respond.
+ * All I/O arrives through `deps`, so tests can run it on any ByteSource.
+ */
+import { ZonalError } from '../errors.ts';
+import type { Config } from '../config.ts';
+import type { ByteSource } from '../source/source.ts';
+import type { RasterRequest } from '../schemas/raster.ts';
+import type { StatsResponse } from '../schemas/response.ts';
+import { DEFAULT_STATS } from '../schemas/common.ts';
+import { parseAoi } from '../geometry/aoi.ts';
+import { makeTransformer, transformPolygons } from '../geometry/reproject.ts';
+import type { Aoi, MultiPolygonCoords } from '../geometry/types.ts';
+import { parseStatNames, type StatName } from '../stats/names.ts';
+import { createAccumulator } from '../stats/accumulator.ts';
+import { openRaster, type RasterLevel, type RasterReader } from '../raster/reader.ts';
+import { toPixel, windowSize, type PixelWindow } from '../raster/grid.ts';
+import { chooseLevel, tilesTouched, toPixelGeometry, windowOf } from '../raster/window.ts';
+import { effectiveNodata } from '../raster/pixels.ts';
+import type { FoldBand, FoldResult, FoldTask, FoldTile, Selection } from './fold.ts';
+import { mergeFoldResults } from './fold.ts';
+import { bandStats } from './respond.ts';
+import { mapLimit } from './limit.ts';
+import type { FoldRunner } from '../workers/pool.ts';
+
+export interface RasterDeps {
+  config: Config;
+  openSource(url: string): Promise<ByteSource>;
+  runner: FoldRunner;
+  signal?: AbortSignal;
+}
+
+const WGS84 = '+proj=longlat +datum=WGS84 +no_defs';
+/** approx_stats reads the coarsest overview that still gives this many AOI pixels (CONTRACT §5). */
+const APPROX_MIN_PIXELS = 1_000_000;
+/** Tiles per worker task: big enough to amortise messaging, small enough to bound memory in flight. */
+const TILES_PER_TASK = 8;
+/** Tile reads in flight per request. */
+const READ_CONCURRENCY = 16;
+/** Worker tasks in flight per request (each holds its tiles' compressed bytes). */
+const TASKS_IN_FLIGHT = 4;
+
+function uniqueBands(bands: number[] | undefined): number[] {
+  return [...new Set(bands ?? [1])];
+}
+
+/** What the AOI selects on a level: pixel-space geometry or a point, and its window. */
+interface Plan {
+  level: RasterLevel;
+  selection: Selection;
+  window: PixelWindow | null;
+  geometry: MultiPolygonCoords | null;
+}
+
+function planOn(level: RasterLevel, aoiInCrs: { point: [number, number] } | { polygons: MultiPolygonCoords }): Plan {
+  const { grid } = level;
+  if ('point' in aoiInCrs) {
+    const [col, row] = toPixel(grid, aoiInCrs.point[0], aoiInCrs.point[1]);
+    const c = Math.floor(col);
+    const r = Math.floor(row);
+    const inside = c >= 0 && r >= 0 && c < grid.width && r < grid.height;
+    return {
+      level,
+      selection: { kind: 'point', col, row },
+      window: inside ? { col0: c, row0: r, width: 1, height: 1 } : null,
+      geometry: null,
+    };
+  }
+  const geometry = toPixelGeometry(grid, aoiInCrs.polygons);
+  return { level, selection: { kind: 'polygon', geometry, rule: 'center' }, window: windowOf(geometry, grid), geometry };
+}
+
+function projectAoi(aoi: Aoi, reader: RasterReader): { point: [number, number] } | { polygons: MultiPolygonCoords } {
+  const { crs, levels } = reader.info;
+  const grid = (levels[0] as RasterLevel).grid;
+  const toCrs = makeTransformer(WGS84, crs.proj4).forward;
+  if (aoi.kind === 'point') {
+    const p = toCrs([aoi.lon, aoi.lat]);
+    if (!Number.isFinite(p[0]) || !Number.isFinite(p[1])) return { point: [Number.NaN, Number.NaN] };
+    return { point: p };
+  }
+  // Densify so that edges stay true to within 1/100 of a pixel in the raster's CRS.
+  const tolerance = Math.min(Math.abs(grid.dx), Math.abs(grid.dy)) / 100;
+  return { polygons: transformPolygons(aoi.polygons, toCrs, tolerance) };
+}
+
+/** Statistics of the raster at `req.url` inside `req.aoi` (CONTRACT §5 raster rules). */
+export async function rasterZonalStats(req: RasterRequest, deps: RasterDeps): Promise<StatsResponse> {
+  const { config } = deps;
+  const names = parseStatNames(req.stats ?? DEFAULT_STATS, 'raster');
+  const bands = uniqueBands(req.bands);
+  const approx = req.approx_stats === true;
+  const aoi = parseAoi(req.aoi, { maxVertices: config.maxVertices });
+  const aoiAreaM2 = aoi.kind === 'area' ? aoi.areaM2 : 0;
+  if (!approx && aoiAreaM2 / 1e6 > config.maxAreaKm2) {
+    throw new ZonalError(
+      'aoi_too_large',
+      `The area of interest covers ${Math.round(aoiAreaM2 / 1e6).toLocaleString('en')} km², above the limit of ${config.maxAreaKm2.toLocaleString('en')} km² (use approx_stats to skip it).`,
+      { limit_km2: config.maxAreaKm2, aoi_km2: aoiAreaM2 / 1e6 },
+    );
+  }
+
+  const source = await deps.openSource(req.url);
+  const reader = await openRaster(source, deps.signal);
+  const { info } = reader;
+  const missing = bands.filter((b) => b > info.bandCount);
+  if (missing.length > 0) {
+    throw new ZonalError(
+      'unknown_band',
+      `Band ${missing.join(', ')} does not exist: the raster has ${info.bandCount} band${info.bandCount === 1 ? '' : 's'}.`,
+      { band_count: info.bandCount },
+    );
+  }
+
+  const aoiInCrs = projectAoi(aoi, reader);
+  const base = planOn(info.levels[0] as RasterLevel, aoiInCrs);
+  let plan = base;
+  if (approx && base.window && aoi.kind === 'area') {
+    const plans = info.levels.map((level) => (level.index === 0 ? base : planOn(level, aoiInCrs)));
+    const chosen = chooseLevel(plans.length, (i) => (plans[i]?.window ? windowSize(plans[i]!.window!) : 0), APPROX_MIN_PIXELS);
+    plan = plans[chosen] as Plan;
+    if (plan.window && windowSize(plan.window) > config.maxApproxPixels) {
+      throw new ZonalError(
+        'too_many_pixels',
+        `Even at its coarsest overview the area of interest covers ${windowSize(plan.window).toLocaleString('en')} pixels, above the hard limit of ${config.maxApproxPixels.toLocaleString('en')}.`,
+        { limit_pixels: config.maxApproxPixels },
+      );
+    }
+  } else if (!approx && base.window && windowSize(base.window) > config.maxPixels) {
+    throw new ZonalError(
+      'too_many_pixels',
+      `The area of interest covers a window of ${windowSize(base.window).toLocaleString('en')} pixels, above the limit of ${config.maxPixels.toLocaleString('en')} (use approx_stats to read an overview).`,
+      { limit_pixels: config.maxPixels, window_pixels: windowSize(base.window) },
+    );
+  }
+
+  const weighted = false;
+  const foldBands = bandsFor(reader, bands);
+  const results = plan.window ? await readAndFold(reader, plan, plan.window, foldBands, names, weighted, deps) : [];
+  const { accs, dataAreaM2 } = mergeFoldResults({ names, weighted, bands: foldBands }, results);
+  const response: StatsResponse = {};
+  bands.forEach((b, k) => {
+    const acc = accs[k] ?? createAccumulator({ names, weighted });
+    response[`band_${b}`] = bandStats(acc, aoiAreaM2, aoi.kind === 'area' ? (dataAreaM2[k] ?? 0) : 0);
+  });
+  return response;
+}
+
+function bandsFor(reader: RasterReader, bands: number[]): FoldBand[] {
+  const { info } = reader;
+  const planar = (info.levels[0] as RasterLevel).ifd.codec.planarConfiguration === 2;
+  return bands.map((b, k) => ({
+    band: b,
+    sample: planar ? 0 : b - 1,
+    plane: planar ? k : 0,
+    nodata: effectiveNodata(info.nodata, info.dtype),
+    scale: info.scaling[b - 1]?.scale ?? 1,
+    offset: info.scaling[b - 1]?.offset ?? 0,
+  }));
+}
+
+async function readAndFold(
+  reader: RasterReader,
+  plan: Plan,
+  window: PixelWindow,
+  foldBands: FoldBand[],
+  names: StatName[],
+  weighted: boolean,
+  deps: RasterDeps,
+): Promise<FoldResult[]> {
+  const { level, selection } = plan;
+  const { ifd, mask, grid } = level;
+  const layout = {
+    tileWidth: ifd.tileWidth,
+    tileHeight: ifd.tileHeight,
+    across: Math.ceil(ifd.width / ifd.tileWidth),
+    down: Math.ceil(ifd.height / ifd.tileHeight),
+  };
+  const tiles =
+    plan.geometry === null
+      ? [[Math.floor(window.col0 / layout.tileWidth), Math.floor(window.row0 / layout.tileHeight)] as [number, number]]
+      : tilesTouched(plan.geometry, window, layout);
+  const perBand = layout.across * layout.down;
+  const planar = ifd.codec.planarConfiguration === 2;
+  const { info } = reader;
+  const fill = info.nodata !== null && Number.isFinite(info.nodata) ? info.nodata : 0;
+
+  const fetchTile = async ([tx, ty]: [number, number]): Promise<FoldTile> => {
+    const index = ty * layout.across + tx;
+    const planeIndexes = planar ? foldBands.map((fb) => (fb.band - 1) * perBand + index) : [index];
+    const [planes, maskBytes] = await Promise.all([
+      Promise.all(planeIndexes.map((i) => reader.readTile(ifd, i, deps.signal))),
+      mask ? reader.readTile(mask, index, deps.signal) : Promise.resolve(null),
+    ]);
+    return { col0: tx * layout.tileWidth, row0: ty * layout.tileHeight, planes, mask: maskBytes };
+  };
+
+  const batches: [number, number][][] = [];
+  for (let i = 0; i < tiles.length; i += TILES_PER_TASK) batches.push(tiles.slice(i, i + TILES_PER_TASK));
+  const task = (batchTiles: FoldTile[]): FoldTask => ({
+    codec: ifd.codec,
+    maskCodec: mask?.codec ?? null,
+    levelWidth: grid.width,
+    levelHeight: grid.height,
+    tiles: batchTiles,
+    bands: foldBands,
+    selection,
+    window,
+    area: selection.kind === 'point' ? null : { grid, proj4: info.crs.proj4, isGeographic: info.crs.isGeographic },
+    names,
+    weighted,
+    fill,
+    hasMask: mask !== null,
+  });
+  return mapLimit(batches, TASKS_IN_FLIGHT, async (batch) => {
+    const fetched = await mapLimit(batch, Math.ceil(READ_CONCURRENCY / TASKS_IN_FLIGHT), fetchTile);
+    try {
+      return await deps.runner.run(task(fetched), deps.signal);
+    } catch (e) {
+      if (deps.signal?.aborted) throw e;
+      if (e instanceof ZonalError) throw e;
+      if (e instanceof Error && /decod|inflate|invalid|unexpected|incorrect|shorter/i.test(e.message)) {
+        throw new ZonalError('invalid_source', 'A tile of the raster could not be decoded: the file is corrupt or uses an unsupported encoding.');
+      }
+      throw e;
+    }
+  });
+}

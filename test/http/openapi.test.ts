@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import type { FastifyInstance } from 'fastify';
+import { buildTestApp } from '../helpers/build-app.ts';
+
+describe('OpenAPI document', () => {
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    app = await buildTestApp();
+  });
+  afterAll(async () => app.close());
+
+  it('the committed openapi.yaml equals what /openapi.json serves (run `npm run openapi` after a schema change)', async () => {
+    const res = await app.inject({ method: 'GET', url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const committed = parse(readFileSync(new URL('../../openapi.yaml', import.meta.url), 'utf8'));
+    expect(committed).toEqual(res.json());
+  });
+
+  it('documents the raster endpoint with its request schema and problem responses', async () => {
+    const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const op = doc.paths['/api/v1/zonal-stats/raster'].post;
+    expect(op.requestBody.content['application/json'].schema.required).toEqual(['aoi', 'url']);
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '403', '415', '422', '502', '504']));
+  });
+
+  it('serves interactive docs at /docs', async () => {
+    const res = await app.inject({ method: 'GET', url: '/docs/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/text\/html/);
+  });
+});

@@ -1,0 +1,189 @@
+/**
+ * The raster endpoint on tiny synthetic COGs whose values are formulas (fixtures/README.md), with every
+ * expected number derived by hand in the test. AOIs are drawn in UTM 33N and converted to lon/lat
+ * (the input), with their edges between pixel centres so that the selection is unambiguous.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import proj4 from 'proj4';
+import type { FastifyInstance } from 'fastify';
+import { buildTestApp, fixtureUrl } from '../helpers/build-app.ts';
+
+const UTM33 = '+proj=utm +zone=33 +datum=WGS84 +units=m +no_defs';
+const toLonLat = (x: number, y: number): [number, number] => proj4(UTM33, 'EPSG:4326', [x, y]) as [number, number];
+
+/** A lon/lat polygon for the UTM rectangle [x0,x1]×[y0,y1]. */
+function utmRect(x0: number, y0: number, x1: number, y1: number) {
+  return { type: 'Polygon', coordinates: [[toLonLat(x0, y0), toLonLat(x1, y0), toLonLat(x1, y1), toLonLat(x0, y1), toLonLat(x0, y0)]] };
+}
+
+/** The tiny grid: 6 × 4 px of 10 m from (500000, 5000000); centre of (col,row) = (500005+10col, 4999995−10row). */
+const centre = (col: number, row: number): [number, number] => [500005 + 10 * col, 4999995 - 10 * row];
+/** Cols 1–3, rows 1–2 of the tiny grid (edges 3 m from the nearest centres). */
+const INNER = utmRect(500012, 4999972, 500038, 4999988);
+/** Covers the whole tiny grid with margin (overhangs every edge). */
+const ALL = utmRect(499990, 4999950, 500070, 5000010);
+/** Each pixel of the tiny grid lies on UTM 33N's central meridian, where k = 0.9996: 100 m² / k². */
+const TINY_PIXEL_M2 = 100 / (0.9996 * 0.9996);
+
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+const popStd = (xs: number[]) => {
+  const m = sum(xs) / xs.length;
+  return Math.sqrt(sum(xs.map((x) => (x - m) ** 2)) / xs.length);
+};
+/** Values of the tiny grid by formula, optionally without some cells. */
+function cells(f: (col: number, row: number) => number, cols: number[], rows: number[], skip: [number, number][] = []): number[] {
+  const out: number[] = [];
+  for (const r of rows) for (const c of cols) if (!skip.some(([sc, sr]) => sc === c && sr === r)) out.push(f(c, r));
+  return out;
+}
+
+describe('raster endpoint on synthetic rasters (hand-derived values)', () => {
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    app = await buildTestApp();
+  });
+  afterAll(async () => app.close());
+
+  const post = async (body: Record<string, unknown>) => {
+    const res = await app.inject({ method: 'POST', url: '/api/v1/zonal-stats/raster', payload: body });
+    return { status: res.statusCode, body: res.json() };
+  };
+
+  const dtypes = [
+    { file: 'tiny_int8', base: -5, frac: 0 },
+    { file: 'tiny_uint8', base: 1, frac: 0 },
+    { file: 'tiny_int16', base: -5, frac: 0 },
+    { file: 'tiny_uint16', base: 1, frac: 0 },
+    { file: 'tiny_int32', base: -5, frac: 0 },
+    { file: 'tiny_uint32', base: 1, frac: 0 },
+    { file: 'tiny_float32', base: -5, frac: 0.25 },
+    { file: 'tiny_float64', base: -5, frac: 0.25 },
+  ];
+
+  describe.each(dtypes)('$file', ({ file, base, frac }) => {
+    const f = (c: number, r: number) => r * 6 + c + base + frac;
+
+    it('inner polygon: pixel-centre rule selects cols 1–3 × rows 1–2', async () => {
+      const { status, body } = await post({
+        url: fixtureUrl(`raster/synthetic/${file}.tif`),
+        aoi: INNER,
+        stats: ['count', 'min', 'max', 'mean', 'sum', 'std', 'median', 'range', 'nodata', 'unique', 'majority', 'minority'],
+      });
+      expect(status).toBe(200);
+      const xs = cells(f, [1, 2, 3], [1, 2]);
+      const b = body.band_1;
+      expect(b.count).toBe(6);
+      expect(b.min).toBe(Math.min(...xs));
+      expect(b.max).toBe(Math.max(...xs));
+      expect(b.sum).toBeCloseTo(sum(xs), 12);
+      expect(b.mean).toBeCloseTo(sum(xs) / 6, 12);
+      expect(b.std).toBeCloseTo(popStd(xs), 12);
+      // even count: the mean of the two middle values (row 1 col 3 and row 2 col 1)
+      expect(b.median).toBeCloseTo((f(3, 1) + f(1, 2)) / 2, 12);
+      expect(b.range).toBeCloseTo(f(3, 2) - f(1, 1), 12);
+      expect(b.nodata).toBe(0);
+      expect(b.unique).toEqual([...xs].sort((a, c) => a - c));
+      // all values appear once: ties go to the smallest value
+      expect(b.majority).toBe(f(1, 1));
+      expect(b.minority).toBe(f(1, 1));
+      expect(b.data_area).toBeCloseTo(6 * TINY_PIXEL_M2, 6);
+      expect(b.aoi_area).toBeGreaterThan(26 * 16 * 0.999);
+      expect(b.aoi_area).toBeLessThan((26 * 16) / (0.9996 * 0.9996) * 1.001);
+    });
+
+    it('whole raster: the nodata pixel at (5,3) is excluded and counted in nodata', async () => {
+      const { status, body } = await post({ url: fixtureUrl(`raster/synthetic/${file}.tif`), aoi: ALL, stats: ['count', 'sum', 'min', 'max', 'nodata'] });
+      expect(status).toBe(200);
+      const xs = cells(f, [0, 1, 2, 3, 4, 5], [0, 1, 2, 3], [[5, 3]]);
+      expect(body.band_1).toMatchObject({ count: 23, nodata: 1, min: f(0, 0), max: f(4, 3) });
+      expect(body.band_1.sum).toBeCloseTo(sum(xs), 9);
+      expect(body.band_1.data_area).toBeCloseTo(23 * TINY_PIXEL_M2, 5);
+    });
+  });
+
+  it('a bare point selects the one pixel containing it', async () => {
+    const [x, y] = centre(4, 2);
+    const [lon, lat] = toLonLat(x + 3, y - 2);
+    const { body } = await post({ url: fixtureUrl('raster/synthetic/tiny_int16.tif'), aoi: { type: 'Point', coordinates: [lon, lat] }, stats: ['count', 'mean', 'nodata'] });
+    expect(body.band_1).toEqual({ count: 1, mean: 2 * 6 + 4 - 5, nodata: 0, aoi_area: 0, data_area: 0 });
+  });
+
+  it('a point outside the raster counts nothing (200 with the empty shape)', async () => {
+    const [lon, lat] = toLonLat(499000, 4999000);
+    const { status, body } = await post({ url: fixtureUrl('raster/synthetic/tiny_int16.tif'), aoi: { type: 'Point', coordinates: [lon, lat] }, stats: ['count', 'mean', 'unique', 'freq_hist', 'nodata'] });
+    expect(status).toBe(200);
+    expect(body.band_1).toEqual({ count: 0, mean: null, unique: [], freq_hist: {}, nodata: 0, aoi_area: 0, data_area: 0 });
+  });
+
+  it('NaN pixels are invalid even without a declared nodata', async () => {
+    const { body } = await post({ url: fixtureUrl('raster/synthetic/tiny_nan.tif'), aoi: ALL, stats: ['count', 'nodata', 'min', 'sum'] });
+    const xs = cells((c, r) => r * 6 + c, [0, 1, 2, 3, 4, 5], [0, 1, 2, 3], [[0, 0], [1, 0]]);
+    expect(body.band_1).toMatchObject({ count: 22, nodata: 2, min: 2, sum: sum(xs) });
+  });
+
+  it('an internal mask excludes column 0', async () => {
+    const { body } = await post({ url: fixtureUrl('raster/synthetic/tiny_mask.tif'), aoi: ALL, stats: ['count', 'nodata', 'min', 'sum'] });
+    const xs = cells((c, r) => r * 6 + c + 1, [1, 2, 3, 4, 5], [0, 1, 2, 3]);
+    expect(body.band_1).toMatchObject({ count: 20, nodata: 4, min: 2, sum: sum(xs) });
+  });
+
+  it('scale and offset from GDAL_METADATA apply before statistics (value = raw × 0.5 + 100)', async () => {
+    const { body } = await post({ url: fixtureUrl('raster/synthetic/tiny_scaled.tif'), aoi: ALL, stats: ['count', 'nodata', 'min', 'max', 'sum', 'freq_hist'] });
+    const xs = cells((c, r) => (r * 6 + c) * 0.5 + 100, [0, 1, 2, 3, 4, 5], [0, 1, 2, 3], [[0, 0]]);
+    expect(body.band_1).toMatchObject({ count: 23, nodata: 1, min: 100.5, max: 111.5, sum: sum(xs) });
+    expect(body.band_1.freq_hist['100.5']).toBe(1);
+    expect(Object.keys(body.band_1.freq_hist)).toHaveLength(23);
+  });
+
+  describe.each(['tiny_multiband', 'tiny_multiband_band'])('%s', (file) => {
+    it('answers bands in the order asked, duplicates once', async () => {
+      const { body } = await post({ url: fixtureUrl(`raster/synthetic/${file}.tif`), aoi: INNER, bands: [3, 1, 3], stats: ['mean', 'min'] });
+      expect(Object.keys(body)).toEqual(['band_3', 'band_1']);
+      const inner = cells((c, r) => r * 6 + c, [1, 2, 3], [1, 2]);
+      expect(body.band_3.mean).toBeCloseTo(300 + sum(inner) / 6, 12);
+      expect(body.band_1.min).toBe(100 + 7);
+    });
+
+    it('a band the raster lacks is 422 naming the band count', async () => {
+      const { status, body } = await post({ url: fixtureUrl(`raster/synthetic/${file}.tif`), aoi: INNER, bands: [4] });
+      expect(status).toBe(422);
+      expect(body.code).toBe('unknown_band');
+      expect(body.detail).toMatch(/3 bands/);
+    });
+  });
+
+  it('an AOI overhanging every edge of a raster with partial edge tiles reads every pixel once', async () => {
+    // edges.tif: 100 × 70 px of 10 m from (600000, 5100000), value row·100 + col.
+    const aoi = utmRect(599950, 5099250, 601100, 5100050);
+    const { body } = await post({ url: fixtureUrl('raster/synthetic/edges.tif'), aoi, stats: ['count', 'sum', 'min', 'max', 'mean'] });
+    // Σ over rows r<70, cols c<100 of 100r + c = 100·100·Σr + 70·Σc
+    const expected = 100 * 100 * ((69 * 70) / 2) + 70 * ((99 * 100) / 2);
+    expect(body.band_1).toMatchObject({ count: 7000, sum: expected, min: 0, max: 6999, mean: expected / 7000 });
+  });
+
+  it('a raster without a CRS is 422', async () => {
+    const { status, body } = await post({ url: fixtureUrl('raster/synthetic/no_crs.tif'), aoi: INNER });
+    expect(status).toBe(422);
+    expect(body.code).toBe('missing_crs');
+  });
+
+  it('a window over the pixel limit is 422 naming the limit, before pixel data is read', async () => {
+    // too_many_pixels.tif: 11000 × 10000 px of 10 m from (200000, 5500000)
+    const aoi = utmRect(199000, 5399000, 311000, 5501000);
+    const { status, body } = await post({ url: fixtureUrl('raster/synthetic/too_many_pixels.tif'), aoi });
+    expect(status).toBe(422);
+    expect(body.code).toBe('too_many_pixels');
+    expect(body.detail).toContain('110,000,000');
+    expect(body.detail).toContain('100,000,000');
+  });
+
+  it('approx_stats reads the coarsest overview that still gives ≥ 1,000,000 AOI pixels', async () => {
+    // overviews.tif: 2048² px of 30 m from (400000, 5300000); overview ×2 is 1024² = 1,048,576 px, ×4 only 262,144.
+    const aoi = utmRect(399000, 5237000, 463000, 5301000);
+    const exact = await post({ url: fixtureUrl('raster/synthetic/overviews.tif'), aoi, stats: ['count', 'mean', 'max'] });
+    expect(exact.body.band_1).toMatchObject({ count: 2048 * 2048, mean: 2047, max: 4094 });
+    const approx = await post({ url: fixtureUrl('raster/synthetic/overviews.tif'), aoi, stats: ['count', 'mean', 'max'], approx_stats: true });
+    // at factor 2 the overview pixel (c, r) is 2(c + r) + 1
+    expect(approx.body.band_1).toMatchObject({ count: 1024 * 1024, mean: 2047, max: 2 * 2046 + 1 });
+  });
+});
