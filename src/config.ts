@@ -3,6 +3,7 @@
  * operator contract: see README "Configuration".
  */
 import { fileURLToPath } from 'node:url';
+import { invalidCidrs } from './source/policy.ts';
 
 export interface Config {
   port: number;
@@ -49,7 +50,11 @@ function privateNetworks(raw: string | undefined): boolean | string[] {
   const v = raw.trim().toLowerCase();
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
-  return raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const list = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  // A typo must stop the start, not silently allow nothing.
+  const bad = invalidCidrs(list);
+  if (bad.length > 0) throw new Error(`ZONAL_ALLOW_PRIVATE_NETWORKS: not a CIDR range: ${bad.join(', ')}`);
+  return list;
 }
 
 /** Reads and checks the environment; throws with a message naming the variable on bad input. */
