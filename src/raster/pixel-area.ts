@@ -1,9 +1,10 @@
 /**
  * True ground area of pixels on the WGS84 ellipsoid, for `data_area` (CONTRACT §5), pure.
  * - Geographic grids: the exact area of the cell between two parallels and two meridians, per row.
- * - Projected grids: the geodesic area of the pixel's outline mapped back to lon/lat, sampled every
- *   LATTICE pixels and interpolated bilinearly in between. Area scale varies smoothly across a
- *   projection, so the interpolation error is second order (< 1e-9 relative at 32 px on UTM).
+ * - Projected grids: the geodesic area of the pixel's outline mapped back to lon/lat, sampled on a
+ *   lattice at most LATTICE_M metres (and LATTICE_PX pixels) apart and interpolated bilinearly in
+ *   between. Area scale varies smoothly across a projection, so the error is second order: on UTM,
+ *   (h²/8)·(2/R²) ≈ 1.5e-7 relative at h = 5 km, far below what any statistic needs.
  */
 import type { Grid, PixelWindow } from './grid.ts';
 import { latLonCellAreaM2, ellipsoidalAreaM2 } from '../geometry/geodesic.ts';
@@ -17,7 +18,8 @@ export interface PixelAreaSpec {
   isGeographic: boolean;
 }
 
-const LATTICE = 32;
+const LATTICE_M = 5000;
+const LATTICE_PX = 128;
 const WGS84 = '+proj=longlat +datum=WGS84 +no_defs';
 
 /** Area in m² of each pixel of `window`, row-major. */
@@ -55,42 +57,43 @@ export function pixelAreas(spec: PixelAreaSpec, window: PixelWindow): Float64Arr
     ring.push(ring[0] as Position);
     return ellipsoidalAreaM2([[ring]]);
   };
-  const cols = latticeStops(window.col0, window.width);
-  const rows = latticeStops(window.row0, window.height);
+  const step = Math.max(1, Math.min(LATTICE_PX, Math.floor(LATTICE_M / pixelSizeM)));
+  const cols = latticeStops(window.col0, window.width, step);
+  const rows = latticeStops(window.row0, window.height, step);
   const samples = new Float64Array(cols.length * rows.length);
   for (let j = 0; j < rows.length; j++) {
     for (let i = 0; i < cols.length; i++) samples[j * cols.length + i] = areaAt(cols[i] as number, rows[j] as number);
   }
+  // Per row: interpolate the lattice rows at the lattice columns, then fill each column span linearly.
+  const rowVals = new Float64Array(cols.length);
   let j = 0;
   for (let r = 0; r < window.height; r++) {
     const row = window.row0 + r;
     while (j < rows.length - 2 && (rows[j + 1] as number) <= row) j++;
+    const j1 = Math.min(j + 1, rows.length - 1);
     const ra = rows[j] as number;
-    const rb = rows[Math.min(j + 1, rows.length - 1)] as number;
+    const rb = rows[j1] as number;
     const v = rb === ra ? 0 : (row - ra) / (rb - ra);
-    let i = 0;
-    for (let c = 0; c < window.width; c++) {
-      const col = window.col0 + c;
-      while (i < cols.length - 2 && (cols[i + 1] as number) <= col) i++;
+    for (let i = 0; i < cols.length; i++) {
+      rowVals[i] = (1 - v) * (samples[j * cols.length + i] as number) + v * (samples[j1 * cols.length + i] as number);
+    }
+    const base = r * window.width;
+    out[base + window.width - 1] = rowVals[cols.length - 1] as number;
+    for (let i = 0; i + 1 < cols.length; i++) {
       const ca = cols[i] as number;
-      const cb = cols[Math.min(i + 1, cols.length - 1)] as number;
-      const u = cb === ca ? 0 : (col - ca) / (cb - ca);
-      const i1 = Math.min(i + 1, cols.length - 1);
-      const j1 = Math.min(j + 1, rows.length - 1);
-      const a00 = samples[j * cols.length + i] as number;
-      const a10 = samples[j * cols.length + i1] as number;
-      const a01 = samples[j1 * cols.length + i] as number;
-      const a11 = samples[j1 * cols.length + i1] as number;
-      out[r * window.width + c] = (1 - v) * ((1 - u) * a00 + u * a10) + v * ((1 - u) * a01 + u * a11);
+      const cb = cols[i + 1] as number;
+      const a0 = rowVals[i] as number;
+      const slope = ((rowVals[i + 1] as number) - a0) / (cb - ca);
+      for (let c = ca; c < cb; c++) out[base + c - window.col0] = a0 + (c - ca) * slope;
     }
   }
   return out;
 }
 
-/** Lattice positions from start to start+length-1 inclusive, every LATTICE pixels. */
-function latticeStops(start: number, length: number): number[] {
+/** Lattice positions from start to start+length-1 inclusive, every `step` pixels. */
+function latticeStops(start: number, length: number, step: number): number[] {
   const stops: number[] = [];
-  for (let p = start; p < start + length - 1; p += LATTICE) stops.push(p);
+  for (let p = start; p < start + length - 1; p += step) stops.push(p);
   stops.push(start + length - 1);
   return stops;
 }
