@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', 'bench/**/*.py', 'tools/**/*.py'] },
+  { ignores: ['node_modules/**', 'dist/**', '/coverage/**', 'bench/out/**', 'bench/data/**', 'bench/**/node_modules/**', 'bench/**/*.py', 'tools/**/*.py'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

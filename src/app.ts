@@ -33,8 +33,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // Fastify's two lines per request are replaced by one richer line (http/context.ts).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.maxBodyBytes,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => crypto.randomUUID(),
+    // A client's x-request-id is kept only when it is a short plain token (it reaches logs and headers).
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(given) ? given : crypto.randomUUID();
+    },
     ajv: {
       customOptions: {
         // Unknown fields are 422 (CONTRACT §1), never silently dropped or coerced.
@@ -47,6 +51,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Only JSON bodies are accepted (CONTRACT §1): text/plain would otherwise parse and fail the schema (422).
+  app.removeContentTypeParser('text/plain');
   // Responses are plain JSON: the schemas document them, JSON.stringify writes them exactly.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.addHook('onSend', async (request, reply, payload) => {

@@ -54,7 +54,10 @@ export function parseAoi(input: AoiInput, limits: AoiLimits): Aoi {
   });
   if (polygons.length > 1) checkPartsDisjoint(pieces, sourceOf, names);
   const out = pieces.map(splitLongEdges);
-  return { kind: 'area', polygons: out, areaM2: ellipsoidalAreaM2(out), source: 'polygon' };
+  const areaM2 = ellipsoidalAreaM2(out);
+  // Holes that cover their shell leave nothing (CONTRACT §3: invalid polygons are 422).
+  if (!(areaM2 > 0)) throw new ZonalError('invalid_geometry', 'The area of interest has no area: its holes cover it entirely.');
+  return { kind: 'area', polygons: out, areaM2, source: 'polygon' };
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { GeoTIFF as GeoTIFFClass, BaseDecoder as BaseDecoderClass, getDecoder as GetDecoder, addDecoder as AddDecoder } from 'geotiff';
-import type { ByteSource } from '../source/source.ts';
+import { readHead, type ByteSource } from '../source/source.ts';
 
 /*
  * geotiff's main entry pulls in the `web-worker` package, which takes over any worker thread that
@@ -81,6 +81,8 @@ export interface GeoTiffHeader {
   rotated: boolean;
   gdalNodata: string | null;
   gdalMetadata: string | null;
+  /** The first bytes of the file, read once: tiles inside them need no further request. */
+  head: ArrayBuffer;
 }
 
 /** Compressions we decode; others get a clear 422 naming them. */
@@ -125,8 +127,9 @@ function numbers(v: unknown): number[] {
 
 /** Reads the header of a GeoTIFF: all IFDs with their tile indexes, GeoKeys and GDAL tags. */
 export async function readGeoTiffHeader(source: ByteSource, signal?: AbortSignal): Promise<GeoTiffHeader> {
+  // One request learns the size and brings the header (HTTP: a range the server clips to the file).
+  const header = await readHead(source, HEADER_BYTES, signal);
   const size = await source.size(signal);
-  const header = await source.read(0, Math.min(size, HEADER_BYTES), signal);
   const client = geotiffClient(source, size, header, signal);
   // geotiff's types want a BaseSource; ours has the same shape (fetch, fileSize, close).
   const { GeoTIFF } = (await import('geotiff')) as { GeoTIFF: typeof GeoTIFFClass };
@@ -201,6 +204,7 @@ export async function readGeoTiffHeader(source: ByteSource, signal?: AbortSignal
     rotated,
     gdalNodata: typeof nodata === 'string' ? nodata : null,
     gdalMetadata: typeof metadata === 'string' ? metadata : null,
+    head: header,
   };
 }
 

@@ -97,6 +97,7 @@ export async function openRaster(source: ByteSource, signal?: AbortSignal): Prom
     levels.push({ index: levels.length, grid, ifd, mask });
   }
   const bandCount = base.codec.samplesPerPixel;
+  const { head } = header;
   return {
     info: {
       levels,
@@ -113,6 +114,7 @@ export async function openRaster(source: ByteSource, signal?: AbortSignal): Prom
         throw new ZonalError('invalid_source', 'The GeoTIFF tile index is incomplete.');
       }
       if (length === 0) return null;
+      if (offset + length <= head.byteLength) return head.slice(offset, offset + length);
       return source.read(offset, length, sig);
     },
   };

@@ -6,6 +6,7 @@
  * upstream read. A source whose validator is not yet known (its first read) always reads upstream,
  * which pins the validator, so a changed object is never mixed with stale cached bytes.
  */
+import { readHead } from './source.ts';
 import type { ByteSource } from './source.ts';
 
 /** A ByteSource that can name the version of the object it reads (undefined until known). */
@@ -170,6 +171,14 @@ export function withReadCache(source: ByteSource, cache: ReadCache | undefined):
         signal,
       );
       return data.slice(0);
+    },
+    async head(maxLength, signal) {
+      // Once the validator is known the size is too: an ordinary (cacheable) read.
+      if (validator() !== undefined) return cached.read(0, Math.min(maxLength, await source.size(signal)), signal);
+      const got = await readHead(source, maxLength, signal);
+      const known = validator();
+      if (known !== undefined) cache.put(`${source.url.href}\n${known}`, 0, got);
+      return got.slice(0);
     },
     validator,
   };

@@ -2,7 +2,7 @@
  * withCounting: counts what reads cost upstream into a ReadStats (request log line, tests). Put it
  * below the cache (`withReadCache(withCounting(raw, stats), cache)`) so cache hits are not counted.
  */
-import { SourceError } from './source.ts';
+import { readHead, SourceError } from './source.ts';
 import type { ByteSource, ReadStats } from './source.ts';
 import type { ValidatedSource } from './cache.ts';
 
@@ -18,6 +18,12 @@ export function withCounting(source: ByteSource, stats: ReadStats): ValidatedSou
     async read(offset, length, signal) {
       stats.requests += 1;
       const buf = await source.read(offset, length, signal);
+      stats.bytes += buf.byteLength;
+      return buf;
+    },
+    async head(maxLength, signal) {
+      stats.requests += 1;
+      const buf = await readHead(source, maxLength, signal);
       stats.bytes += buf.byteLength;
       return buf;
     },
@@ -46,6 +52,20 @@ export function withByteBudget(source: ByteSource, maxBytes: number): ByteSource
       } catch (e) {
         used -= length;
         throw e;
+      }
+    },
+    async head(maxLength, signal) {
+      if (used + maxLength > maxBytes) {
+        throw new SourceError('too_large', `This request would read more than ${maxBytes} bytes from the source, the configured limit.`);
+      }
+      used += maxLength;
+      let got = 0;
+      try {
+        const buf = await readHead(source, maxLength, signal);
+        got = buf.byteLength;
+        return buf;
+      } finally {
+        used -= maxLength - got;
       }
     },
   };

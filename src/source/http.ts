@@ -7,7 +7,9 @@
  * - Redirects are followed by hand (at most 3), each hop re-checked (http/https only).
  * - A read expects 206 with the exact range and body length. A 200 full body is accepted only up to
  *   `maxFullBodyBytes` and then serves every read from memory.
- * - The size comes from the first read's Content-Range (or a `bytes=0-0` probe when size() comes first).
+ * - The size comes from the first read's Content-Range (or a `bytes=0-0` probe when size() comes first);
+ *   head(n) asks for the first n bytes and takes what the server clips the range to, so a reader learns
+ *   the size and gets the header in one round trip.
  * - The first ETag (else Last-Modified) is pinned; a different one later is SourceError('changed').
  * - One deadline covers a whole read (DNS, connect, headers, body, redirects) → SourceError('timeout').
  */
@@ -62,7 +64,8 @@ interface Pinned {
   family: 4 | 6;
 }
 
-type Want = { offset: number; length: number } | 'probe';
+/** `clip`: the range may end early at the object's end (head reads). */
+type Want = { offset: number; length: number; clip?: boolean } | 'probe';
 
 export class HttpSource implements ByteSource {
   readonly url: URL;
@@ -118,6 +121,23 @@ export class HttpSource implements ByteSource {
       return bytes.buffer as ArrayBuffer;
     } finally {
       this.#reserved -= length;
+    }
+  }
+
+  /** The first min(maxLength, size) bytes, learning the size from the same answer. */
+  async head(maxLength: number, signal?: AbortSignal): Promise<ArrayBuffer> {
+    assertReadArgs(0, maxLength);
+    throwIfAborted(signal);
+    if (this.#size !== undefined || this.#full !== undefined || maxLength === 0) {
+      return this.read(0, Math.min(maxLength, await this.size(signal)), signal);
+    }
+    if (this.#fetched + this.#reserved + maxLength > this.#opts.maxBytes) throw this.#tooMuch();
+    this.#reserved += maxLength;
+    try {
+      const bytes = await this.#fetch({ offset: 0, length: maxLength, clip: true }, signal);
+      return bytes.buffer as ArrayBuffer;
+    } finally {
+      this.#reserved -= maxLength;
     }
   }
 
@@ -233,7 +253,9 @@ export class HttpSource implements ByteSource {
       res.destroy();
       throw new SourceError('upstream_failed', "The source's server sent another byte range than the one asked for.", 206);
     }
-    if (end < offset + length - 1) {
+    // A head read of an object shorter than asked is clipped to the object's end: that is all of it.
+    const clipped = want !== 'probe' && want.clip === true && end + 1 === this.#size;
+    if (end < offset + length - 1 && !clipped) {
       res.destroy();
       throw new SourceRangeError(offset, length, this.#size);
     }
@@ -261,6 +283,7 @@ export class HttpSource implements ByteSource {
     this.#learnSize(body.byteLength, 200);
     this.#full = body;
     if (want === 'probe') return body.slice(0, 1);
+    if (want.clip === true) return body.slice(want.offset, Math.min(want.offset + want.length, body.byteLength));
     if (want.offset + want.length > body.byteLength) throw new SourceRangeError(want.offset, want.length, body.byteLength);
     return body.slice(want.offset, want.offset + want.length);
   }

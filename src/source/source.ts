@@ -36,6 +36,18 @@ export interface ByteSource {
   size(signal?: AbortSignal): Promise<number>;
   /** Exactly `length` bytes from `offset` (offset ≥ 0, offset + length ≤ size). */
   read(offset: number, length: number, signal?: AbortSignal): Promise<ArrayBuffer>;
+  /**
+   * Optional: the first min(maxLength, size) bytes, learning the size in the same request (HTTP asks
+   * for a range the server clips). Use `readHead`, which falls back to size() + read().
+   */
+  head?(maxLength: number, signal?: AbortSignal): Promise<ArrayBuffer>;
+}
+
+/** The first min(maxLength, size) bytes of a source: one request where the source can do it in one. */
+export async function readHead(source: ByteSource, maxLength: number, signal?: AbortSignal): Promise<ArrayBuffer> {
+  if (source.head) return source.head(maxLength, signal);
+  const size = await source.size(signal);
+  return source.read(0, Math.min(size, maxLength), signal);
 }
 
 /** Counts what a request cost upstream, for the request log line and for tests. */

@@ -97,9 +97,9 @@ describe('request logging', () => {
     const line = requestLines(id)[0]!;
     const sent = web.requests.slice(before).reduce((n, r) => n + r.bytesSent, 0);
     expect(line['sourceBytes'] as number).toBeGreaterThan(0);
-    // The size probe (bytes=0-0) is not a read and is not counted; every other byte is.
-    expect(sent - (line['sourceBytes'] as number)).toBeGreaterThanOrEqual(0);
-    expect(sent - (line['sourceBytes'] as number)).toBeLessThanOrEqual(1);
+    // Every byte sent is counted, and nothing else (the header read also learns the size).
+    expect(line['sourceBytes']).toBe(sent);
+    expect(line['sourceRequests']).toBe(web.requests.length - before);
   });
 
   it('a refused request (422) logs one `request` line with its status and no source I/O', async () => {

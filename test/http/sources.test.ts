@@ -246,23 +246,17 @@ describe('the raster endpoint over each source kind', () => {
       expect(log.filter(isTile).map((r) => r.range)).toEqual([tileRange(2, 4)]);
       expect(log.every((r) => r.method === 'GET' && r.path === BIG_PATH && r.status === 206)).toBe(true);
       const sent = log.reduce((n, r) => n + r.bytesSent, 0);
-      // + 1: the `bytes=0-0` size probe (see the `.fails` test below).
-      expect(sent).toBeLessThanOrEqual(header + tileBytes(2, 4) + 1);
+      expect(sent).toBeLessThanOrEqual(header + tileBytes(2, 4));
     });
 
     it('a one-tile AOI on a tile inside the header window still fetches no more than header + tile', async () => {
       const { log } = await run(insideTile(2, 2));
       const sent = log.reduce((n, r) => n + r.bytesSent, 0);
-      expect(sent).toBeLessThanOrEqual(header + tileBytes(2, 2) + 1);
+      expect(sent).toBeLessThanOrEqual(header + tileBytes(2, 2));
     });
 
-    // BUG (src/raster/geotiff-adapter.ts readGeoTiffHeader → src/source/http.ts HttpSource.size): the
-    // header read calls `source.size()` first, which over HTTP costs a separate `Range: bytes=0-0` probe
-    // before the `bytes=0-65535` header read, so a one-tile request costs 3 round trips, not 2. Fix: read
-    // the header with an open-ended or capped range first (`read(0, 64 KiB)` clamped by the server's
-    // Content-Range total) and learn the size from that answer, or give ByteSource a `readHead(n)` that
-    // returns min(n, size) bytes plus the size. Remove `.fails` once fixed.
-    it.fails('a one-tile AOI costs exactly 2 upstream requests: 1 header + 1 tile', async () => {
+    // The header read learns the size from the same answer (ByteSource.head: a range the server clips).
+    it('a one-tile AOI costs exactly 2 upstream requests: 1 header + 1 tile', async () => {
       const { log } = await run(insideTile(2, 4));
       expect(log.map((r) => r.range)).toEqual([`bytes=0-${header - 1}`, tileRange(2, 4)]);
       expect(log.reduce((n, r) => n + r.bytesSent, 0)).toBeLessThanOrEqual(header + tileBytes(2, 4));
@@ -281,9 +275,17 @@ describe('the raster endpoint over each source kind', () => {
     });
 
     it('a bare point fetches one tile', async () => {
-      const [lon, lat] = toLonLat(tileX(4) + 1234, tileY(1) - 777);
+      const [lon, lat] = toLonLat(tileX(4) + 1234, tileY(4) - 777);
       const { log } = await run({ type: 'Point', coordinates: [lon, lat] });
-      expect(log.filter(isTile).map((r) => r.range)).toEqual([tileRange(4, 1)]);
+      expect(log.map((r) => r.range)).toEqual([`bytes=0-${header - 1}`, tileRange(4, 4)]);
+    });
+
+    it('a tile inside the header bytes already read costs no further request', async () => {
+      expect(index.offsets[1 * 6 + 4]! + index.counts[1 * 6 + 4]!).toBeLessThanOrEqual(header);
+      const [lon, lat] = toLonLat(tileX(4) + 1234, tileY(1) - 777);
+      const { body, log } = await run({ type: 'Point', coordinates: [lon, lat] });
+      expect((body['band_1'] as { count: number }).count).toBe(1);
+      expect(log.map((r) => r.range)).toEqual([`bytes=0-${header - 1}`]);
     });
 
     it('an AOI outside the raster fetches no tile', async () => {

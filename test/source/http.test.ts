@@ -276,3 +276,25 @@ describe('ETag pinning', () => {
     expect(src.validator()).toMatch(/^etag:"[0-9a-f]+"$/);
   });
 });
+
+describe('HttpSource.head', () => {
+  it('asks for the first n bytes and learns the size from the same answer', async () => {
+    const before = a.requests.length;
+    const src = open(a.url('/data.bin'));
+    const head = await src.head(4096);
+    expectBytes(head, data, 0);
+    expect(head.byteLength).toBe(4096);
+    expect(await src.size()).toBe(10_000);
+    expect(a.requests.slice(before).map((r) => r.range)).toEqual(['bytes=0-4095']);
+  });
+
+  it('takes a range the server clips to a shorter object: the whole object, one request', async () => {
+    const before = a.requests.length;
+    const src = open(a.url('/data.bin'));
+    const head = await src.head(65_536);
+    expect(head.byteLength).toBe(10_000);
+    expectBytes(head, data, 0);
+    expect(await src.size()).toBe(10_000);
+    expect(a.requests.slice(before).map((r) => r.range)).toEqual(['bytes=0-65535']);
+  });
+});
