@@ -11,6 +11,7 @@ import { docsPlugin } from './http/docs.ts';
 import { contextPlugin } from './http/context.ts';
 import { metaRoutes } from './http/routes/meta.ts';
 import { rasterRoutes } from './http/routes/raster.ts';
+import { vectorRoutes } from './http/routes/vector.ts';
 import { openSource as defaultOpenSource } from './source/resolve.ts';
 import { createFoldRunner, type FoldRunner } from './workers/pool.ts';
 
@@ -80,5 +81,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(docsPlugin);
   await app.register(metaRoutes);
   await app.register(rasterRoutes, deps);
+  await app.register(vectorRoutes, deps);
   return app;
 }

@@ -20,6 +20,8 @@ export interface Config {
   maxPixels: number;
   /** Hard cap on pixels read even with approx_stats (memory guard). */
   maxApproxPixels: number;
+  /** Max features a vector request may consider (rows of the row groups it must read). */
+  maxFeatures: number;
   /** Max vertices of an AOI (after circle construction). */
   maxVertices: number;
   /** Max request body size in bytes. */
@@ -69,6 +71,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxAreaKm2: int(env, 'ZONAL_MAX_AREA_KM2', 1_000_000, 0),
     maxPixels: int(env, 'ZONAL_MAX_PIXELS', 100_000_000, 1),
     maxApproxPixels: int(env, 'ZONAL_MAX_APPROX_PIXELS', 16_000_000, 1),
+    maxFeatures: int(env, 'ZONAL_MAX_FEATURES', 1_000_000, 1),
     maxVertices: int(env, 'ZONAL_MAX_VERTICES', 100_000, 4),
     maxBodyBytes: int(env, 'ZONAL_MAX_BODY_BYTES', 5 * 1024 * 1024, 1024),
     maxSourceBytes: int(env, 'ZONAL_MAX_SOURCE_BYTES', 1024 * 1024 * 1024, 1024),

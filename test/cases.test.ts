@@ -10,7 +10,7 @@ import { buildTestApp, FIXTURES } from './helpers/build-app.ts';
 import { startRangeServer, type RangeServer } from './helpers/range-server.ts';
 
 interface CaseRequest {
-  endpoint: 'raster';
+  endpoint: 'raster' | 'vector';
   file: string;
   body: Record<string, unknown>;
 }
@@ -19,10 +19,9 @@ interface CaseExpected {
   response: Record<string, Record<string, unknown>>;
 }
 
-const dir = new URL('../fixtures/cases/', import.meta.url);
-const names = readdirSync(dir)
-  .filter((f) => f.endsWith('.request.json'))
-  .map((f) => f.replace(/\.request\.json$/, ''))
+const dirs = ['cases', 'cases-vector'].map((d) => new URL(`../fixtures/${d}/`, import.meta.url));
+const names = dirs
+  .flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith('.request.json')).map((f) => `${dir.pathname.split('/').at(-2)}/${f.replace(/\.request\.json$/, '')}`))
   .sort();
 
 function close(got: unknown, want: unknown, tol: number, path: string): void {
@@ -43,7 +42,7 @@ function close(got: unknown, want: unknown, tol: number, path: string): void {
   }
 }
 
-describe('oracle cases (fixtures/cases)', () => {
+describe('oracle cases (fixtures/cases, fixtures/cases-vector)', () => {
   let app: FastifyInstance;
   let server: RangeServer;
   beforeAll(async () => {
@@ -56,12 +55,14 @@ describe('oracle cases (fixtures/cases)', () => {
   });
 
   it('has cases', () => {
-    expect(names.length).toBeGreaterThanOrEqual(15);
+    expect(names.filter((n) => n.startsWith('cases/')).length).toBeGreaterThanOrEqual(15);
+    expect(names.filter((n) => n.startsWith('cases-vector/')).length).toBeGreaterThanOrEqual(15);
   });
 
   it.each(names)('%s', async (name) => {
-    const request = JSON.parse(readFileSync(new URL(`${name}.request.json`, dir), 'utf8')) as CaseRequest;
-    const expected = JSON.parse(readFileSync(new URL(`${name}.expected.json`, dir), 'utf8')) as CaseExpected;
+    const fixtures = new URL('../fixtures/', import.meta.url);
+    const request = JSON.parse(readFileSync(new URL(`${name}.request.json`, fixtures), 'utf8')) as CaseRequest;
+    const expected = JSON.parse(readFileSync(new URL(`${name}.expected.json`, fixtures), 'utf8')) as CaseExpected;
     const res = await app.inject({
       method: 'POST',
       url: `/api/v1/zonal-stats/${request.endpoint}`,

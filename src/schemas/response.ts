@@ -11,7 +11,7 @@ const StatValue = Type.Union([
 export const BandStatsSchema = Type.Object(
   {
     aoi_area: Type.Number({ description: 'Area of the AOI in m² on the WGS84 ellipsoid; 0 for a bare point.' }),
-    data_area: Type.Number({ description: 'Area in m² of the counted pixels (true ground area); 0 for a bare point.' }),
+    data_area: Type.Number({ description: 'Area in m² covered by valid data: the counted pixels (raster) or the counted features ∩ AOI (vector); 0 for a bare point.' }),
   },
   { additionalProperties: StatValue, title: 'BandStats' },
 );
@@ -20,6 +20,11 @@ export const StatsResponseSchema = Type.Record(Type.String({ pattern: '^band_[0-
   title: 'StatsResponse',
   description: 'One key per band (band_1, band_2, … in the order asked), each with the requested statistics.',
 });
+export const VectorResponseSchema = Type.Record(Type.String(), BandStatsSchema, {
+  title: 'VectorStatsResponse',
+  description: 'One key per numeric column asked (spelled as the file spells it, in the order asked), each with the requested statistics.',
+});
+
 export type BandStats = Static<typeof BandStatsSchema> & Record<string, unknown>;
 export type StatsResponse = Record<string, BandStats>;
 

@@ -21,6 +21,7 @@ export const metaRoutes: FastifyPluginAsyncTypebox = async (app) => {
     version: SERVICE_VERSION,
     endpoints: {
       raster: '/api/v1/zonal-stats/raster',
+      vector: '/api/v1/zonal-stats/vector',
     },
     docs: '/docs',
     openapi: '/openapi.json',

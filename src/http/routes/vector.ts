@@ -1,0 +1,30 @@
+/** POST /api/v1/zonal-stats/vector: schema + one call to the use case. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { VectorRequestSchema } from '../../schemas/vector.ts';
+import { ProblemSchema, VectorResponseSchema } from '../../schemas/response.ts';
+import { vectorZonalStats } from '../../zonal/vector.ts';
+import type { AppDeps } from '../../app.ts';
+
+const errorResponses = { 400: ProblemSchema, 403: ProblemSchema, 415: ProblemSchema, 422: ProblemSchema, 500: ProblemSchema, 502: ProblemSchema, 503: ProblemSchema, 504: ProblemSchema };
+
+export const vectorRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
+  app.post(
+    '/api/v1/zonal-stats/vector',
+    {
+      schema: {
+        tags: ['zonal-stats'],
+        summary: 'Statistics of numeric columns of a GeoParquet file inside an area of interest',
+        description:
+          'Polygon or circle: features whose intersection with the AOI has an area, weighted by that area (or by the share of the feature, `ratio`); `sum` is the areal share Σ value × intersection / feature area. Bare point: the features that contain or touch it. Point and line datasets are counted unweighted.',
+        body: VectorRequestSchema,
+        response: { 200: VectorResponseSchema, ...errorResponses },
+      },
+    },
+    async (request) =>
+      vectorZonalStats(request.body, {
+        config: deps.config,
+        signal: request.abortSignal,
+        openSource: (url) => deps.openSource(url, deps.config, { stats: request.readStats, signal: request.abortSignal }),
+      }),
+  );
+};

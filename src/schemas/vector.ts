@@ -1,0 +1,26 @@
+/** Vector request schema (CONTRACT §2). */
+import { Type, type Static } from '@sinclair/typebox';
+import { AoiSchema } from './aoi.ts';
+import { StatsSchema, UrlSchema } from './common.ts';
+
+export const VectorRequestSchema = Type.Object(
+  {
+    aoi: AoiSchema,
+    url: Type.String({ ...UrlSchema, description: 'http(s)://, s3:// or file:// URL of a GeoParquet file; the path must end in .parquet or .geoparquet.' }),
+    columns: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
+      minItems: 1,
+      maxItems: 256,
+      description: 'Columns to summarise, matched case-insensitively; non-numeric ones are skipped.',
+    }),
+    stats: Type.Optional(StatsSchema),
+    geometry_column: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Geometry column (default: the GeoParquet primary column).' })),
+    weighting_method: Type.Optional(
+      Type.Union([Type.Literal('area'), Type.Literal('ratio')], {
+        description: 'Weight of a feature in intersect mode: its intersection area (area, default) or intersection area / feature area (ratio).',
+      }),
+    ),
+    approx_stats: Type.Optional(Type.Boolean({ description: 'Accepted for compatibility; no effect on vectors.' })),
+  },
+  { additionalProperties: false, title: 'VectorRequest' },
+);
+export type VectorRequest = Static<typeof VectorRequestSchema>;

@@ -1,0 +1,28 @@
+/**
+ * Pure: the requested columns against the file's (CONTRACT §5 vector rules): matched
+ * case-insensitively and answered under the file's spelling; a name the file lacks is 422 listing the
+ * file's columns; non-numeric columns are skipped silently; none left is 422.
+ */
+import { ZonalError } from '../errors.ts';
+import type { ColumnInfo } from './reader.ts';
+
+/** The numeric columns to answer, in the order asked, de-duplicated, spelled as the file spells them. */
+export function resolveColumns(requested: readonly string[], fileColumns: readonly ColumnInfo[]): string[] {
+  const byLower = new Map(fileColumns.map((c) => [c.name.toLowerCase(), c]));
+  const missing = requested.filter((r) => !byLower.has(r.toLowerCase()));
+  if (missing.length > 0) {
+    const list = fileColumns.map((c) => c.name).join(', ');
+    throw new ZonalError('unknown_column', `The file has no column ${missing.map((m) => `"${m}"`).join(', ')}; its columns are: ${list}.`, {
+      columns: fileColumns.map((c) => c.name),
+    });
+  }
+  const out: string[] = [];
+  for (const r of requested) {
+    const col = byLower.get(r.toLowerCase()) as ColumnInfo;
+    if (col.numeric && !out.includes(col.name)) out.push(col.name);
+  }
+  if (out.length === 0) {
+    throw new ZonalError('no_numeric_column', `None of the requested columns is numeric (${requested.join(', ')}); statistics need integer, float or decimal columns.`);
+  }
+  return out;
+}

@@ -1,0 +1,173 @@
+/**
+ * The vector use case, top to bottom (CONTRACT §5 vector rules):
+ * format check → validate → open source → open GeoParquet (footer) → prune row groups → read the
+ * geometry and value columns of the groups left → weigh each feature → accumulate per column → respond.
+ */
+import { ZonalError } from '../errors.ts';
+import type { Config } from '../config.ts';
+import type { ByteSource } from '../source/source.ts';
+import type { VectorRequest } from '../schemas/vector.ts';
+import type { StatsResponse } from '../schemas/response.ts';
+import { DEFAULT_STATS } from '../schemas/common.ts';
+import { parseAoi } from '../geometry/aoi.ts';
+import { makeTransformer, transformBBox, transformPolygons, type PointTransform } from '../geometry/reproject.ts';
+import { bboxesOfPolygons } from '../geometry/bbox.ts';
+import { ellipsoidalAreaM2 } from '../geometry/geodesic.ts';
+import { unionAll } from '../geometry/clip.ts';
+import type { BBox, MultiPolygonCoords } from '../geometry/types.ts';
+import { parseStatNames, type StatName } from '../stats/names.ts';
+import { createAccumulator, type StatsAccumulator } from '../stats/accumulator.ts';
+import { openGeoParquet } from '../vector/reader.ts';
+import { resolveColumns } from '../vector/columns.ts';
+import { pruneRowGroups } from '../vector/prune.ts';
+import { crsFromProjJson } from '../vector/crs.ts';
+import { indexAoi, meetsAoi, polygonOverlap, shapeOf, touchesPoint, type Shape } from '../vector/weights.ts';
+
+export interface VectorDeps {
+  config: Config;
+  openSource(url: string): Promise<ByteSource>;
+  signal?: AbortSignal;
+}
+
+const WGS84 = '+proj=longlat +datum=WGS84 +no_defs';
+const PARQUET_PATH = /\.(geo)?parquet$/i;
+/** Feature work between yields to the event loop, ms. */
+const SLICE_MS = 10;
+
+/** CONTRACT §5: the URL path (query aside, any case) must end in .parquet or .geoparquet; 415 otherwise. */
+export function checkParquetUrl(url: string): void {
+  let path: string;
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    throw new ZonalError('validation_failed', 'The url is not a valid URL.', { errors: [{ path: '/url', message: 'is not a valid URL' }] });
+  }
+  if (!PARQUET_PATH.test(path)) {
+    throw new ZonalError('unsupported_media_type', 'The vector source must be a GeoParquet file: its path must end in .parquet or .geoparquet.');
+  }
+}
+
+/** Per requested column: its accumulator, areal share sum and intersection pieces. */
+interface ColumnState {
+  acc: StatsAccumulator;
+  /** Features counted (value not null). */
+  n: number;
+  share: number;
+  pieces: MultiPolygonCoords[];
+}
+
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+function toLonLat(shape: Shape, fwd: PointTransform | null): Shape {
+  if (fwd === null) return shape;
+  switch (shape.kind) {
+    case 'polygon':
+      return { kind: 'polygon', polygons: transformPolygons(shape.polygons, fwd, 1e-7) };
+    case 'line':
+      return { kind: 'line', lines: shape.lines.map((l) => l.map(fwd)) };
+    case 'point':
+      return { kind: 'point', points: shape.points.map(fwd) };
+  }
+}
+
+/** Statistics of numeric columns of the GeoParquet file at `req.url` inside `req.aoi`. */
+export async function vectorZonalStats(req: VectorRequest, deps: VectorDeps): Promise<StatsResponse> {
+  const { config } = deps;
+  checkParquetUrl(req.url);
+  const names: StatName[] = parseStatNames(req.stats ?? DEFAULT_STATS, 'vector');
+  const aoi = parseAoi(req.aoi, { maxVertices: config.maxVertices });
+  const byArea = (req.weighting_method ?? 'area') === 'area';
+
+  const source = await deps.openSource(req.url);
+  const reader = await openGeoParquet(source, req.geometry_column, deps.signal);
+  const { info } = reader;
+  const columns = resolveColumns(req.columns, info.columns);
+  const crs = crsFromProjJson(info.geo.crs);
+  const fileToLonLat = crs.isGeographic ? null : makeTransformer(crs.proj4, WGS84).forward;
+
+  // Row groups whose bbox statistics can meet the AOI (boxes in the file's CRS).
+  const lonLatBoxes: BBox[] = aoi.kind === 'point' ? [[aoi.lon, aoi.lat, aoi.lon, aoi.lat]] : bboxesOfPolygons(aoi.polygons);
+  const boxes = crs.isGeographic ? lonLatBoxes : lonLatBoxes.map((b) => transformBBox(b, makeTransformer(WGS84, crs.proj4).forward));
+  const groups = pruneRowGroups(info.rowGroups, boxes);
+  const considered = groups.reduce((n, g) => n + (info.rowGroups[g]?.numRows ?? 0), 0);
+  if (considered > config.maxFeatures) {
+    throw new ZonalError(
+      'too_many_features',
+      `The area of interest reaches ${considered.toLocaleString('en')} features, above the limit of ${config.maxFeatures.toLocaleString('en')}.`,
+      { limit_features: config.maxFeatures },
+    );
+  }
+
+  const idx = aoi.kind === 'area' ? indexAoi(aoi.polygons) : null;
+  // Polygon datasets are weighted in intersect mode; points, lines and touch mode are not (CONTRACT §5).
+  let states: Map<string, ColumnState> | null = null;
+  const statesFor = (shape: Shape): Map<string, ColumnState> => {
+    if (states === null) {
+      const weighted = idx !== null && shape.kind === 'polygon';
+      states = new Map(columns.map((c) => [c, { acc: createAccumulator({ names, weighted, countItems: true }), n: 0, share: 0, pieces: [] }]));
+    }
+    return states;
+  };
+
+  let sliceStart = performance.now();
+  for (const g of groups) {
+    const batch = await reader.readGroup(g, columns);
+    for (let i = 0; i < batch.geometries.length; i++) {
+      if (performance.now() - sliceStart > SLICE_MS) {
+        await yieldToLoop();
+        if (deps.signal?.aborted) throw deps.signal.reason;
+        sliceStart = performance.now();
+      }
+      const raw = shapeOf(batch.geometries[i] ?? null);
+      if (raw === null) continue;
+      const shape = toLonLat(raw, fileToLonLat);
+      const cols = statesFor(shape);
+      let weight = 1;
+      let share = 1;
+      let pieces: MultiPolygonCoords | null = null;
+      if (aoi.kind === 'point') {
+        if (!touchesPoint(shape, aoi.lon, aoi.lat)) continue;
+      } else if (shape.kind === 'polygon') {
+        const ov = polygonOverlap(idx!, shape.polygons);
+        if (ov === null) continue;
+        share = ov.interAreaM2 / ov.featureAreaM2;
+        weight = byArea ? ov.interAreaM2 : share;
+        pieces = ov.pieces;
+      } else if (!meetsAoi(idx!, shape)) {
+        continue;
+      }
+      for (const c of columns) {
+        const v = batch.values.get(c)?.[i];
+        if (v === null || v === undefined) continue;
+        const st = cols.get(c) as ColumnState;
+        st.acc.add(v, weight);
+        st.n += 1;
+        st.share += v * share;
+        if (pieces) st.pieces.push(pieces);
+      }
+    }
+  }
+
+  const aoiAreaM2 = aoi.kind === 'area' ? aoi.areaM2 : 0;
+  const response: StatsResponse = {};
+  for (const c of columns) {
+    const st = (states as Map<string, ColumnState> | null)?.get(c) ?? {
+      acc: createAccumulator({ names, weighted: false, countItems: true }),
+      n: 0,
+      share: 0,
+      pieces: [],
+    };
+    const result: Record<string, unknown> = { ...st.acc.result({ aoiAreaM2: aoi.kind === 'area' ? aoiAreaM2 : null }) };
+    // `sum` is the areal share Σ value × (intersection / feature area), whatever the weighting.
+    if ('sum' in result) result['sum'] = st.n === 0 ? null : st.share;
+    response[c] = { ...result, aoi_area: aoiAreaM2, data_area: dataArea(st.pieces) };
+  }
+  return response;
+}
+
+/** Area of the union of the counted intersections (overlapping features count once). */
+function dataArea(pieces: MultiPolygonCoords[]): number {
+  if (pieces.length === 0) return 0;
+  const union = pieces.length === 1 ? pieces[0]! : unionAll(pieces);
+  return union === null ? pieces.reduce((a, p) => a + ellipsoidalAreaM2(p), 0) : ellipsoidalAreaM2(union);
+}
