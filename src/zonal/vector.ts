@@ -53,7 +53,11 @@ interface ColumnState {
   /** Features counted (value not null). */
   n: number;
   share: number;
+  /** Counted intersections, for the union behind data_area (dropped past MAX_UNION_PIECES). */
   pieces: MultiPolygonCoords[];
+  /** Σ intersection areas, the data_area fallback past MAX_UNION_PIECES. */
+  interSum: number;
+  overflow: boolean;
 }
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -104,7 +108,7 @@ export async function vectorZonalStats(req: VectorRequest, deps: VectorDeps): Pr
   const statesFor = (shape: Shape): Map<string, ColumnState> => {
     if (states === null) {
       const weighted = idx !== null && shape.kind === 'polygon';
-      states = new Map(columns.map((c) => [c, { acc: createAccumulator({ names, weighted, countItems: true }), n: 0, share: 0, pieces: [] }]));
+      states = new Map(columns.map((c) => [c, { acc: createAccumulator({ names, weighted, countItems: true }), n: 0, share: 0, pieces: [], interSum: 0, overflow: false }]));
     }
     return states;
   };
@@ -125,6 +129,7 @@ export async function vectorZonalStats(req: VectorRequest, deps: VectorDeps): Pr
       let weight = 1;
       let share = 1;
       let pieces: MultiPolygonCoords | null = null;
+      let interM2 = 0;
       if (aoi.kind === 'point') {
         if (!touchesPoint(shape, aoi.lon, aoi.lat)) continue;
       } else if (shape.kind === 'polygon') {
@@ -133,6 +138,7 @@ export async function vectorZonalStats(req: VectorRequest, deps: VectorDeps): Pr
         share = ov.interAreaM2 / ov.featureAreaM2;
         weight = byArea ? ov.interAreaM2 : share;
         pieces = ov.pieces;
+        interM2 = ov.interAreaM2;
       } else if (!meetsAoi(idx!, shape)) {
         continue;
       }
@@ -143,7 +149,14 @@ export async function vectorZonalStats(req: VectorRequest, deps: VectorDeps): Pr
         st.acc.add(v, weight);
         st.n += 1;
         st.share += v * share;
-        if (pieces) st.pieces.push(pieces);
+        if (pieces) {
+          st.interSum += interM2;
+          if (!st.overflow) st.pieces.push(pieces);
+          if (st.pieces.length > MAX_UNION_PIECES) {
+            st.pieces = [];
+            st.overflow = true;
+          }
+        }
       }
     }
   }
@@ -156,18 +169,27 @@ export async function vectorZonalStats(req: VectorRequest, deps: VectorDeps): Pr
       n: 0,
       share: 0,
       pieces: [],
+      interSum: 0,
+      overflow: false,
     };
     const result: Record<string, unknown> = { ...st.acc.result({ aoiAreaM2: aoi.kind === 'area' ? aoiAreaM2 : null }) };
     // `sum` is the areal share Σ value × (intersection / feature area), whatever the weighting.
     if ('sum' in result) result['sum'] = st.n === 0 ? null : st.share;
-    response[c] = { ...result, aoi_area: aoiAreaM2, data_area: dataArea(st.pieces) };
+    response[c] = { ...result, aoi_area: aoiAreaM2, data_area: dataArea(st, aoiAreaM2) };
   }
   return response;
 }
 
+/**
+ * Most intersections dissolved into one union for data_area; past this the union's cost grows faster than
+ * the answer's worth, and data_area is the sum of the intersection areas, at most the AOI's area.
+ */
+const MAX_UNION_PIECES = 5000;
+
 /** Area of the union of the counted intersections (overlapping features count once). */
-function dataArea(pieces: MultiPolygonCoords[]): number {
-  if (pieces.length === 0) return 0;
-  const union = pieces.length === 1 ? pieces[0]! : unionAll(pieces);
-  return union === null ? pieces.reduce((a, p) => a + ellipsoidalAreaM2(p), 0) : ellipsoidalAreaM2(union);
+function dataArea(st: ColumnState, aoiAreaM2: number): number {
+  if (st.overflow) return Math.min(aoiAreaM2, st.interSum);
+  if (st.pieces.length === 0) return 0;
+  const union = st.pieces.length === 1 ? st.pieces[0]! : unionAll(st.pieces);
+  return union === null ? Math.min(aoiAreaM2, st.interSum) : ellipsoidalAreaM2(union);
 }
