@@ -14,7 +14,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-floating-promises': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', ignoreRestSiblings: true }],
       'no-restricted-imports': ['error', { patterns: [{ regex: '^(fs|path|http|https|net|dns|url|os|zlib|worker_threads|stream|crypto|events|util)$', message: 'Use the node: protocol.' }] }],
     },
   },

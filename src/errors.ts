@@ -19,6 +19,8 @@ export const ERROR_CATALOGUE = {
   stat_not_applicable: { status: 422, title: 'Unprocessable Content' },
   unknown_band: { status: 422, title: 'Unprocessable Content' },
   unknown_column: { status: 422, title: 'Unprocessable Content' },
+  unknown_asset: { status: 422, title: 'Unprocessable Content' },
+  unsupported_asset: { status: 422, title: 'Unprocessable Content' },
   no_numeric_column: { status: 422, title: 'Unprocessable Content' },
   too_many_features: { status: 422, title: 'Unprocessable Content' },
   aoi_too_large: { status: 422, title: 'Unprocessable Content' },

@@ -23,12 +23,15 @@ import { mergeFoldResults } from './fold.ts';
 import { bandStats } from './respond.ts';
 import { mapLimit } from './limit.ts';
 import type { FoldRunner } from '../workers/pool.ts';
+import type { BandOverride } from '../stac/item.ts';
 
 export interface RasterDeps {
   config: Config;
   openSource(url: string): Promise<ByteSource>;
   runner: FoldRunner;
   signal?: AbortSignal;
+  /** Per-band nodata/scale/offset to use where the file has none (STAC raster:bands), index 0 = band 1. */
+  bandDefaults?: readonly BandOverride[];
 }
 
 const WGS84 = '+proj=longlat +datum=WGS84 +no_defs';
@@ -136,7 +139,7 @@ export async function rasterZonalStats(req: RasterRequest, deps: RasterDeps): Pr
   }
 
   const weighted = false;
-  const foldBands = bandsFor(reader, bands);
+  const foldBands = bandsFor(reader, bands, deps.bandDefaults ?? []);
   const results = plan.window ? await readAndFold(reader, plan, plan.window, foldBands, names, weighted, deps) : [];
   const { accs, dataAreaM2 } = mergeFoldResults({ names, weighted, bands: foldBands }, results);
   const response: StatsResponse = {};
@@ -147,17 +150,23 @@ export async function rasterZonalStats(req: RasterRequest, deps: RasterDeps): Pr
   return response;
 }
 
-function bandsFor(reader: RasterReader, bands: number[]): FoldBand[] {
+function bandsFor(reader: RasterReader, bands: number[], defaults: readonly BandOverride[]): FoldBand[] {
   const { info } = reader;
   const planar = (info.levels[0] as RasterLevel).ifd.codec.planarConfiguration === 2;
-  return bands.map((b, k) => ({
-    band: b,
-    sample: planar ? 0 : b - 1,
-    plane: planar ? k : 0,
-    nodata: effectiveNodata(info.nodata, info.dtype),
-    scale: info.scaling[b - 1]?.scale ?? 1,
-    offset: info.scaling[b - 1]?.offset ?? 0,
-  }));
+  return bands.map((b, k) => {
+    const fallback = defaults[b - 1] ?? {};
+    const scaling = info.scaling[b - 1] ?? { scale: 1, offset: 0 };
+    // The file's own values win; the defaults fill in only what the file leaves out.
+    const fileScaled = scaling.scale !== 1 || scaling.offset !== 0;
+    return {
+      band: b,
+      sample: planar ? 0 : b - 1,
+      plane: planar ? k : 0,
+      nodata: effectiveNodata(info.nodata ?? fallback.nodata ?? null, info.dtype),
+      scale: fileScaled ? scaling.scale : fallback.scale ?? 1,
+      offset: fileScaled ? scaling.offset : fallback.offset ?? 0,
+    };
+  });
 }
 
 async function readAndFold(

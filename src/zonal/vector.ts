@@ -27,6 +27,8 @@ export interface VectorDeps {
   config: Config;
   openSource(url: string): Promise<ByteSource>;
   signal?: AbortSignal;
+  /** The caller already knows the source is Parquet (a STAC asset's media type says so). */
+  knownParquet?: boolean;
 }
 
 const WGS84 = '+proj=longlat +datum=WGS84 +no_defs';
@@ -77,7 +79,7 @@ function toLonLat(shape: Shape, fwd: PointTransform | null): Shape {
 /** Statistics of numeric columns of the GeoParquet file at `req.url` inside `req.aoi`. */
 export async function vectorZonalStats(req: VectorRequest, deps: VectorDeps): Promise<StatsResponse> {
   const { config } = deps;
-  checkParquetUrl(req.url);
+  if (!deps.knownParquet) checkParquetUrl(req.url);
   const names: StatName[] = parseStatNames(req.stats ?? DEFAULT_STATS, 'vector');
   const aoi = parseAoi(req.aoi, { maxVertices: config.maxVertices });
   const byArea = (req.weighting_method ?? 'area') === 'area';

@@ -21,7 +21,9 @@ export const metaRoutes: FastifyPluginAsyncTypebox = async (app) => {
     version: SERVICE_VERSION,
     endpoints: {
       raster: '/api/v1/zonal-stats/raster',
+      raster_stac: '/api/v1/zonal-stats/raster/stac',
       vector: '/api/v1/zonal-stats/vector',
+      vector_stac: '/api/v1/zonal-stats/vector/stac',
     },
     docs: '/docs',
     openapi: '/openapi.json',

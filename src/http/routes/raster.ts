@@ -3,6 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { RasterRequestSchema } from '../../schemas/raster.ts';
 import { ProblemSchema, StatsResponseSchema } from '../../schemas/response.ts';
 import { rasterZonalStats } from '../../zonal/raster.ts';
+import { rasterStacStats } from '../../zonal/stac.ts';
+import { RasterStacRequestSchema } from '../../schemas/stac.ts';
 import type { AppDeps } from '../../app.ts';
 
 const errorResponses = {
@@ -31,6 +33,27 @@ export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
     },
     async (request) =>
       rasterZonalStats(request.body, {
+        config: deps.config,
+        runner: deps.runner,
+        signal: request.abortSignal,
+        openSource: (url) => deps.openSource(url, deps.config, { stats: request.readStats, signal: request.abortSignal }),
+      }),
+  );
+
+  app.post(
+    '/api/v1/zonal-stats/raster/stac',
+    {
+      schema: {
+        tags: ['zonal-stats'],
+        summary: 'Statistics of a raster asset of a STAC Item inside an area of interest',
+        description:
+          "`url` is the STAC Item (http or https). The asset (`asset`, default the Item's first) is resolved against the Item's URL and answered exactly as the raster endpoint would; its `raster:bands` nodata/scale/offset apply where the file has none.",
+        body: RasterStacRequestSchema,
+        response: { 200: StatsResponseSchema, ...errorResponses },
+      },
+    },
+    async (request) =>
+      rasterStacStats(request.body, {
         config: deps.config,
         runner: deps.runner,
         signal: request.abortSignal,

@@ -3,6 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { VectorRequestSchema } from '../../schemas/vector.ts';
 import { ProblemSchema, VectorResponseSchema } from '../../schemas/response.ts';
 import { vectorZonalStats } from '../../zonal/vector.ts';
+import { vectorStacStats } from '../../zonal/stac.ts';
+import { VectorStacRequestSchema } from '../../schemas/stac.ts';
 import type { AppDeps } from '../../app.ts';
 
 const errorResponses = { 400: ProblemSchema, 403: ProblemSchema, 415: ProblemSchema, 422: ProblemSchema, 500: ProblemSchema, 502: ProblemSchema, 503: ProblemSchema, 504: ProblemSchema };
@@ -22,6 +24,26 @@ export const vectorRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
     },
     async (request) =>
       vectorZonalStats(request.body, {
+        config: deps.config,
+        signal: request.abortSignal,
+        openSource: (url) => deps.openSource(url, deps.config, { stats: request.readStats, signal: request.abortSignal }),
+      }),
+  );
+
+  app.post(
+    '/api/v1/zonal-stats/vector/stac',
+    {
+      schema: {
+        tags: ['zonal-stats'],
+        summary: 'Statistics of a GeoParquet asset of a STAC Item inside an area of interest',
+        description:
+          "`url` is the STAC Item (http or https). The asset (`asset`, default the Item's first) must have a .parquet/.geoparquet href or a Parquet media type (else 415); it is answered exactly as the vector endpoint would.",
+        body: VectorStacRequestSchema,
+        response: { 200: VectorResponseSchema, ...errorResponses },
+      },
+    },
+    async (request) =>
+      vectorStacStats(request.body, {
         config: deps.config,
         signal: request.abortSignal,
         openSource: (url) => deps.openSource(url, deps.config, { stats: request.readStats, signal: request.abortSignal }),

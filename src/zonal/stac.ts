@@ -1,0 +1,38 @@
+/**
+ * The STAC use cases (issue 4): resolve an asset of a STAC Item to a source URL, then answer exactly as
+ * the raster or vector endpoint would for that URL.
+ */
+import { ZonalError } from '../errors.ts';
+import type { RasterStacRequest, VectorStacRequest } from '../schemas/stac.ts';
+import type { StatsResponse } from '../schemas/response.ts';
+import { checkItemUrl, fetchItem, isGeoTiffAsset, isParquetAsset, pickAsset, rasterBandsOf, resolveHref } from '../stac/item.ts';
+import { rasterZonalStats, type RasterDeps } from './raster.ts';
+import { checkParquetUrl, vectorZonalStats, type VectorDeps } from './vector.ts';
+
+export async function rasterStacStats(req: RasterStacRequest, deps: RasterDeps): Promise<StatsResponse> {
+  const itemUrl = checkItemUrl(req.url);
+  const item = await fetchItem(itemUrl, deps.openSource, deps.signal);
+  const [name, asset] = pickAsset(item, req.asset);
+  if (!isGeoTiffAsset(asset)) {
+    const tiffs = Object.entries(item.assets).filter(([, a]) => a && typeof a === 'object' && typeof a.type === 'string' && isGeoTiffAsset(a)).map(([k]) => k);
+    throw new ZonalError(
+      'unsupported_asset',
+      `The asset "${name}" is ${String(asset.type)}, not a GeoTIFF; the Item's GeoTIFF assets are: ${tiffs.length > 0 ? tiffs.join(', ') : 'none'}.`,
+      { geotiff_assets: tiffs },
+    );
+  }
+  const { asset: _asset, ...rest } = req;
+  return rasterZonalStats({ ...rest, url: resolveHref(itemUrl, asset.href as string) }, { ...deps, bandDefaults: rasterBandsOf(asset) });
+}
+
+export async function vectorStacStats(req: VectorStacRequest, deps: VectorDeps): Promise<StatsResponse> {
+  const itemUrl = checkItemUrl(req.url);
+  const item = await fetchItem(itemUrl, deps.openSource, deps.signal);
+  const [, asset] = pickAsset(item, req.asset);
+  const url = resolveHref(itemUrl, asset.href as string);
+  // CONTRACT §5: a Parquet path or a Parquet media type; otherwise 415.
+  const knownParquet = isParquetAsset(asset);
+  if (!knownParquet) checkParquetUrl(url);
+  const { asset: _asset, ...rest } = req;
+  return vectorZonalStats({ ...rest, url }, { ...deps, knownParquet: true });
+}
