@@ -15,6 +15,17 @@ export const RasterRequestSchema = Type.Object(
       Type.Boolean({ description: 'Read the coarsest overview that still gives ≥ 1,000,000 AOI pixels, skipping the area and pixel limits. Default false.' }),
     ),
   },
-  { additionalProperties: false, title: 'RasterRequest' },
+  {
+    additionalProperties: false,
+    title: 'RasterRequest',
+    examples: [
+      {
+        url: 'https://example.com/cogs/elevation.tif',
+        aoi: { type: 'Polygon', coordinates: [[[6.0, 49.6], [6.2, 49.6], [6.2, 49.8], [6.0, 49.8], [6.0, 49.6]]] },
+        stats: ['count', 'min', 'max', 'mean', 'median', 'nodata'],
+        bands: [1],
+      },
+    ],
+  },
 );
 export type RasterRequest = Static<typeof RasterRequestSchema>;

@@ -21,6 +21,18 @@ export const VectorRequestSchema = Type.Object(
     ),
     approx_stats: Type.Optional(Type.Boolean({ description: 'Accepted for compatibility; no effect on vectors.' })),
   },
-  { additionalProperties: false, title: 'VectorRequest' },
+  {
+    additionalProperties: false,
+    title: 'VectorRequest',
+    examples: [
+      {
+        url: 's3://my-bucket/counties.parquet',
+        aoi: { type: 'Point', coordinates: [-78.64, 35.78], radius: 20000 },
+        columns: ['BIR74', 'SID74'],
+        stats: ['count', 'mean', 'sum', 'density'],
+        weighting_method: 'area',
+      },
+    ],
+  },
 );
 export type VectorRequest = Static<typeof VectorRequestSchema>;
