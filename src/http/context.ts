@@ -2,6 +2,7 @@
  * Per-request I/O context: a byte counter for the log line and an AbortSignal that fires when the
  * client goes away, so upstream reads and worker tasks of abandoned requests stop.
  */
+import { setMaxListeners } from 'node:events';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ReadStats } from '../source/source.ts';
@@ -18,6 +19,8 @@ export const contextPlugin = fp(async (app: FastifyInstance) => {
   app.decorateRequest('abortSignal', null as unknown as AbortSignal);
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const controller = new AbortController();
+    // Every upstream read, worker task and cache wait of a request listens to this one signal.
+    setMaxListeners(256, controller.signal);
     request.readStats = { requests: 0, bytes: 0 };
     request.abortSignal = controller.signal;
     reply.raw.on('close', () => {

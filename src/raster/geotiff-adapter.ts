@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { GeoTIFF as GeoTIFFClass, BaseDecoder as BaseDecoderClass, getDecoder as GetDecoder, addDecoder as AddDecoder } from 'geotiff';
 import { readHead, type ByteSource } from '../source/source.ts';
+import { undoFloatingPoint, undoHorizontal } from './predictor.ts';
 
 /*
  * geotiff's main entry pulls in the `web-worker` package, which takes over any worker thread that
@@ -32,8 +33,26 @@ function decoders(): Promise<DecoderRegistry> {
     const base = (await import(moduleFile('compression/basedecoder.js'))) as { default: typeof BaseDecoderClass };
     class NodeDeflateDecoder extends base.default {
       decodeBlock(buffer: ArrayBufferLike): ArrayBufferLike {
-        const out = inflateSync(new Uint8Array(buffer));
+        const p = this.parameters;
+        const bits = Array.isArray(p.bitsPerSample) || ArrayBuffer.isView(p.bitsPerSample) ? Number((p.bitsPerSample as ArrayLike<number>)[0]) : Number(p.bitsPerSample);
+        const spp = p.planarConfiguration === 2 ? 1 : Array.isArray(p.bitsPerSample) ? p.bitsPerSample.length : 1;
+        // One output chunk of the tile's size: zlib's default 16 KiB chunks cost a copy per chunk.
+        const expected = p.tileWidth * p.tileHeight * spp * Math.ceil(bits / 8);
+        const out = inflateSync(new Uint8Array(buffer), { chunkSize: Math.max(16 * 1024, expected + 64) });
         return out.buffer.slice(out.byteOffset, out.byteOffset + out.byteLength);
+      }
+
+      /** Predictors undone in place (raster/predictor.ts) rather than by geotiff's row-copying version. */
+      async decode(buffer: ArrayBufferLike): Promise<ArrayBufferLike> {
+        const decoded = this.decodeBlock(buffer) as ArrayBuffer;
+        const p = this.parameters;
+        const bitsList = Array.isArray(p.bitsPerSample) || ArrayBuffer.isView(p.bitsPerSample) ? Array.from(p.bitsPerSample as ArrayLike<number>, Number) : [Number(p.bitsPerSample)];
+        const spp = p.planarConfiguration === 2 ? 1 : bitsList.length;
+        const bits = bitsList[0] ?? 8;
+        const rows = Math.floor(decoded.byteLength / (p.tileWidth * spp * (bits / 8)));
+        if (p.predictor === 2) undoHorizontal(decoded, p.tileWidth, rows, spp, bits);
+        else if (p.predictor === 3) undoFloatingPoint(decoded, p.tileWidth, rows, spp, bits);
+        return decoded;
       }
     }
     index.addDecoder([8, 32946], () => Promise.resolve(NodeDeflateDecoder), undefined, false);

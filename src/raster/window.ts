@@ -43,10 +43,10 @@ export interface TileLayout {
 }
 
 /**
- * Tiles (as [tileCol, tileRow]) that the AOI touches inside `window`: those an AOI edge passes through
- * plus those whose centre lies inside the AOI (then the whole tile is inside).
+ * Tiles that the AOI touches inside `window`: those an AOI edge passes through (`edge: true`) plus
+ * those whose centre lies inside the AOI (then the whole tile is inside).
  */
-export function tilesTouched(geometry: MultiPolygonCoords, window: PixelWindow, layout: TileLayout): [number, number][] {
+export function tilesTouched(geometry: MultiPolygonCoords, window: PixelWindow, layout: TileLayout): { tx: number; ty: number; edge: boolean }[] {
   const tc0 = Math.floor(window.col0 / layout.tileWidth);
   const tr0 = Math.floor(window.row0 / layout.tileHeight);
   const tc1 = Math.min(layout.across, Math.ceil((window.col0 + window.width) / layout.tileWidth));
@@ -55,6 +55,7 @@ export function tilesTouched(geometry: MultiPolygonCoords, window: PixelWindow, 
   const h = tr1 - tr0;
   if (w <= 0 || h <= 0) return [];
   const marked = new Uint8Array(w * h);
+  // 1: an AOI edge crosses the tile; 2: the tile's centre is inside the AOI.
   const mark = (tx: number, ty: number) => {
     const i = tx - tc0;
     const j = ty - tr0;
@@ -69,9 +70,9 @@ export function tilesTouched(geometry: MultiPolygonCoords, window: PixelWindow, 
     }
   }
   const inside = centerCoverage(inTiles, { col0: tc0, row0: tr0, width: w, height: h });
-  for (let k = 0; k < inside.weights.length; k++) if ((inside.weights[k] as number) > 0) marked[k] = 1;
-  const out: [number, number][] = [];
-  for (let j = 0; j < h; j++) for (let i = 0; i < w; i++) if (marked[j * w + i]) out.push([tc0 + i, tr0 + j]);
+  for (let k = 0; k < inside.weights.length; k++) if ((inside.weights[k] as number) > 0) marked[k] = 2;
+  const out: { tx: number; ty: number; edge: boolean }[] = [];
+  for (let j = 0; j < h; j++) for (let i = 0; i < w; i++) if (marked[j * w + i]) out.push({ tx: tc0 + i, ty: tr0 + j, edge: marked[j * w + i] === 1 });
   return out;
 }
 

@@ -15,7 +15,8 @@ import type { Aoi, MultiPolygonCoords } from '../geometry/types.ts';
 import { parseStatNames, type StatName } from '../stats/names.ts';
 import { createAccumulator } from '../stats/accumulator.ts';
 import { openRaster, type RasterLevel, type RasterReader } from '../raster/reader.ts';
-import { toPixel, windowSize, type PixelWindow } from '../raster/grid.ts';
+import { intersectWindows, toPixel, windowSize, type PixelWindow } from '../raster/grid.ts';
+import { centerCoverage } from '../coverage/center.ts';
 import { chooseLevel, tilesTouched, toPixelGeometry, windowOf } from '../raster/window.ts';
 import { effectiveNodata } from '../raster/pixels.ts';
 import type { FoldBand, FoldResult, FoldTask, FoldTile, Selection } from './fold.ts';
@@ -37,8 +38,8 @@ export interface RasterDeps {
 const WGS84 = '+proj=longlat +datum=WGS84 +no_defs';
 /** approx_stats reads the coarsest overview that still gives this many AOI pixels (CONTRACT §5). */
 const APPROX_MIN_PIXELS = 1_000_000;
-/** Tiles per worker task: big enough to amortise messaging, small enough to bound memory in flight. */
-const TILES_PER_TASK = 8;
+/** Most tiles per worker task: enough to amortise messaging, few enough to bound memory in flight. */
+const MAX_TILES_PER_TASK = 8;
 /** Tile reads in flight per request. */
 const READ_CONCURRENCY = 16;
 /** Worker tasks in flight per request (each holds its tiles' compressed bytes). */
@@ -169,6 +170,21 @@ function bandsFor(reader: RasterReader, bands: number[], defaults: readonly Band
   });
 }
 
+/**
+ * The tiles to fetch: those the AOI touches; under the pixel-centre rule a tile that an AOI edge only
+ * clips is kept only if it holds a selected pixel centre (its bytes would buy nothing).
+ */
+function tilesToRead(geometry: MultiPolygonCoords, window: PixelWindow, layout: Parameters<typeof tilesTouched>[2], selection: Selection): [number, number][] {
+  const rule = selection.kind === 'polygon' ? selection.rule : 'center';
+  return tilesTouched(geometry, window, layout)
+    .filter(({ tx, ty, edge }) => {
+      if (!edge || rule !== 'center') return true;
+      const tileWin = intersectWindows({ col0: tx * layout.tileWidth, row0: ty * layout.tileHeight, width: layout.tileWidth, height: layout.tileHeight }, window);
+      return tileWin !== null && centerCoverage(geometry, tileWin).weights.some((w) => w > 0);
+    })
+    .map(({ tx, ty }) => [tx, ty] as [number, number]);
+}
+
 async function readAndFold(
   reader: RasterReader,
   plan: Plan,
@@ -186,10 +202,7 @@ async function readAndFold(
     across: Math.ceil(ifd.width / ifd.tileWidth),
     down: Math.ceil(ifd.height / ifd.tileHeight),
   };
-  const tiles =
-    plan.geometry === null
-      ? [[Math.floor(window.col0 / layout.tileWidth), Math.floor(window.row0 / layout.tileHeight)] as [number, number]]
-      : tilesTouched(plan.geometry, window, layout);
+  const tiles = plan.geometry === null ? [[Math.floor(window.col0 / layout.tileWidth), Math.floor(window.row0 / layout.tileHeight)] as [number, number]] : tilesToRead(plan.geometry, window, layout, selection);
   const perBand = layout.across * layout.down;
   const planar = ifd.codec.planarConfiguration === 2;
   const { info } = reader;
@@ -205,8 +218,10 @@ async function readAndFold(
     return { col0: tx * layout.tileWidth, row0: ty * layout.tileHeight, planes, mask: maskBytes };
   };
 
+  // Spread small queries over every worker (2 tiles → 2 tasks), cap big ones at MAX_TILES_PER_TASK.
+  const perTask = Math.max(1, Math.min(MAX_TILES_PER_TASK, Math.ceil(tiles.length / Math.max(1, deps.config.workers))));
   const batches: [number, number][][] = [];
-  for (let i = 0; i < tiles.length; i += TILES_PER_TASK) batches.push(tiles.slice(i, i + TILES_PER_TASK));
+  for (let i = 0; i < tiles.length; i += perTask) batches.push(tiles.slice(i, i + perTask));
   const task = (batchTiles: FoldTile[]): FoldTask => ({
     codec: ifd.codec,
     maskCodec: mask?.codec ?? null,
