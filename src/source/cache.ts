@@ -181,6 +181,7 @@ export function withReadCache(source: ByteSource, cache: ReadCache | undefined):
       return got.slice(0);
     },
     validator,
+    location: () => source.location?.() ?? source.url,
   };
   return cached;
 }

@@ -28,6 +28,7 @@ export function withCounting(source: ByteSource, stats: ReadStats): ValidatedSou
       return buf;
     },
     validator: () => inner.validator?.call(source),
+    location: () => source.location?.() ?? source.url,
   };
 }
 
@@ -41,6 +42,7 @@ export function withByteBudget(source: ByteSource, maxBytes: number): ByteSource
   let used = 0;
   return {
     url: source.url,
+    location: () => source.location?.() ?? source.url,
     size: (signal) => source.size(signal),
     async read(offset, length, signal) {
       if (used + length > maxBytes) {

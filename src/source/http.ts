@@ -76,6 +76,8 @@ export class HttpSource implements ByteSource {
   /** The whole object, when the server ignored Range and the object was small enough. */
   #full: Uint8Array | undefined;
   #fetched = 0;
+  /** The URL the object was last read from, after redirects. */
+  #location: URL | undefined;
   /** Bytes of reads in flight, counted against maxBytes before they arrive. */
   #reserved = 0;
 
@@ -141,6 +143,11 @@ export class HttpSource implements ByteSource {
     }
   }
 
+  /** Where the object was actually read from (after redirects): the base for relative references. */
+  location(): URL {
+    return this.#location ?? this.url;
+  }
+
   /** Cache validator: the pinned ETag / Last-Modified, else the size once known. */
   validator(): string | undefined {
     return this.#validator ?? (this.#size === undefined ? undefined : `size:${this.#size}`);
@@ -174,7 +181,10 @@ export class HttpSource implements ByteSource {
       const pinned = await this.#pin(url, signal);
       const res = await request(url, pinned, range, signal);
       const location = res.headers.location;
-      if (!REDIRECTS.has(res.statusCode ?? 0) || location === undefined) return res;
+      if (!REDIRECTS.has(res.statusCode ?? 0) || location === undefined) {
+        this.#location = url;
+        return res;
+      }
       res.destroy();
       if (hop >= this.#opts.maxRedirects) {
         throw new SourceError('upstream_failed', `The source redirected more than ${this.#opts.maxRedirects} times.`, res.statusCode);

@@ -41,6 +41,8 @@ export interface ByteSource {
    * for a range the server clips). Use `readHead`, which falls back to size() + read().
    */
   head?(maxLength: number, signal?: AbortSignal): Promise<ArrayBuffer>;
+  /** Optional: the URL the bytes came from after redirects (base for relative hrefs); default `url`. */
+  location?(): URL;
 }
 
 /** The first min(maxLength, size) bytes of a source: one request where the source can do it in one. */

@@ -3,7 +3,7 @@
  * validate, pick an asset and resolve its href. pickAsset, resolveHref and the media-type tests are pure.
  */
 import { ZonalError } from '../errors.ts';
-import type { ByteSource } from '../source/source.ts';
+import { readHead, type ByteSource } from '../source/source.ts';
 
 export interface StacAsset {
   href?: unknown;
@@ -21,11 +21,19 @@ export interface StacItem {
 
 /** Largest Item read (a STAC Item is metadata; anything bigger is not one). */
 export const MAX_ITEM_BYTES = 10 * 1024 * 1024;
+/** First read of an Item: most Items fit, so one request reads them and learns their size. */
+const FIRST_READ_BYTES = 256 * 1024;
 /** How long a fetched Item is reused for the same URL. */
 const CACHE_MS = 30_000;
 const CACHE_ENTRIES = 256;
 
-const cache = new Map<string, { item: StacItem; expires: number }>();
+const cache = new Map<string, { item: FetchedItem; expires: number }>();
+
+/** An Item and the URL it was read from after redirects, the base of its relative hrefs (RFC 3986 §5.1.3). */
+export interface FetchedItem {
+  item: StacItem;
+  base: URL;
+}
 
 /** CONTRACT §2: the Item URL is http or https only. */
 export function checkItemUrl(url: string): URL {
@@ -62,20 +70,29 @@ export function parseItem(bytes: ArrayBuffer): StacItem {
   return o as StacItem;
 }
 
-/** Fetches an Item (cached for CACHE_MS per URL). */
-export async function fetchItem(url: URL, open: (url: string) => Promise<ByteSource>, signal?: AbortSignal): Promise<StacItem> {
+/** Fetches an Item in one request (cached for CACHE_MS per URL). */
+export async function fetchItem(url: URL, open: (url: string) => Promise<ByteSource>, signal?: AbortSignal): Promise<FetchedItem> {
   const key = url.href;
   const hit = cache.get(key);
   if (hit && hit.expires > Date.now()) return hit.item;
   const source = await open(key);
+  // One request for a typical Item; a bigger one is measured by that answer and refused or completed.
+  const head = await readHead(source, FIRST_READ_BYTES, signal);
   const size = await source.size(signal);
   if (size > MAX_ITEM_BYTES) {
     throw new ZonalError('source_too_large', `The STAC Item is ${size} bytes, more than the ${MAX_ITEM_BYTES} a STAC Item may have here.`);
   }
-  const item = parseItem(size === 0 ? new ArrayBuffer(0) : await source.read(0, size, signal));
+  let bytes = head;
+  if (head.byteLength < size) {
+    const whole = new Uint8Array(size);
+    whole.set(new Uint8Array(head));
+    whole.set(new Uint8Array(await source.read(head.byteLength, size - head.byteLength, signal)), head.byteLength);
+    bytes = whole.buffer;
+  }
+  const fetched: FetchedItem = { item: parseItem(bytes), base: source.location?.() ?? url };
   if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
-  cache.set(key, { item, expires: Date.now() + CACHE_MS });
-  return item;
+  cache.set(key, { item: fetched, expires: Date.now() + CACHE_MS });
+  return fetched;
 }
 
 /** Empties the Item cache (tests). */
@@ -145,6 +162,8 @@ export function rasterBandsOf(asset: StacAsset): BandOverride[] {
       const nodata = r['nodata'];
       if (typeof nodata === 'number') o.nodata = nodata;
       else if (nodata === 'nan') o.nodata = Number.NaN;
+      else if (nodata === 'inf') o.nodata = Number.POSITIVE_INFINITY;
+      else if (nodata === '-inf') o.nodata = Number.NEGATIVE_INFINITY;
       if (typeof r['scale'] === 'number') o.scale = r['scale'];
       if (typeof r['offset'] === 'number') o.offset = r['offset'];
     }

@@ -10,8 +10,7 @@ import { rasterZonalStats, type RasterDeps } from './raster.ts';
 import { checkParquetUrl, vectorZonalStats, type VectorDeps } from './vector.ts';
 
 export async function rasterStacStats(req: RasterStacRequest, deps: RasterDeps): Promise<StatsResponse> {
-  const itemUrl = checkItemUrl(req.url);
-  const item = await fetchItem(itemUrl, deps.openSource, deps.signal);
+  const { item, base } = await fetchItem(checkItemUrl(req.url), deps.openSource, deps.signal);
   const [name, asset] = pickAsset(item, req.asset);
   if (!isGeoTiffAsset(asset)) {
     const tiffs = Object.entries(item.assets).filter(([, a]) => a && typeof a === 'object' && typeof a.type === 'string' && isGeoTiffAsset(a)).map(([k]) => k);
@@ -22,14 +21,13 @@ export async function rasterStacStats(req: RasterStacRequest, deps: RasterDeps):
     );
   }
   const { asset: _asset, ...rest } = req;
-  return rasterZonalStats({ ...rest, url: resolveHref(itemUrl, asset.href as string) }, { ...deps, bandDefaults: rasterBandsOf(asset) });
+  return rasterZonalStats({ ...rest, url: resolveHref(base, asset.href as string) }, { ...deps, bandDefaults: rasterBandsOf(asset) });
 }
 
 export async function vectorStacStats(req: VectorStacRequest, deps: VectorDeps): Promise<StatsResponse> {
-  const itemUrl = checkItemUrl(req.url);
-  const item = await fetchItem(itemUrl, deps.openSource, deps.signal);
+  const { item, base } = await fetchItem(checkItemUrl(req.url), deps.openSource, deps.signal);
   const [, asset] = pickAsset(item, req.asset);
-  const url = resolveHref(itemUrl, asset.href as string);
+  const url = resolveHref(base, asset.href as string);
   // CONTRACT §5: a Parquet path or a Parquet media type; otherwise 415.
   const knownParquet = isParquetAsset(asset);
   if (!knownParquet) checkParquetUrl(url);

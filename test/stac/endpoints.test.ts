@@ -540,13 +540,8 @@ describe('STAC endpoints', () => {
       }
     });
 
-    // BUG src/zonal/stac.ts:25 and :32 (rasterStacStats / vectorStacStats): relative hrefs are resolved
-    // against the Item URL as asked, not against the URL the Item was finally read from after redirects.
-    // RFC 3986 §5.1.3 makes the retrieval URI the base, so a moved Item (a 301 from an old catalog path,
-    // http → https, a CDN) sends its relative assets to the wrong place: here /old/L7_ETMs.cog.tif (404)
-    // instead of /raster/L7_ETMs.cog.tif. Fix: have fetchItem return the final URL (HttpSource knows it
-    // after #follow) and resolve hrefs against it (and cache it with the Item).
-    it.fails('relative hrefs of a redirected Item resolve against the URL it was read from', async () => {
+    // RFC 3986 §5.1.3: the base of a relative href is the URL the Item was read from after redirects.
+    it('relative hrefs of a redirected Item resolve against the URL it was read from', async () => {
       web.setFault('/old/olinda.json', { kind: 'redirect', location: '/raster/stac/olinda-l7.json', status: 301 });
       try {
         await expectSame(await post(RASTER_STAC, { ...OLINDA, url: web.url('/old/olinda.json') }), await post(RASTER, { ...OLINDA, url: web.url('/raster/L7_ETMs.cog.tif') }));
@@ -746,11 +741,8 @@ describe('STAC endpoints', () => {
 
     // The brief: "the same Item URL asked twice within 30 s costs one Item request". The cache does its
     // part, but a first fetch already costs two requests to the Item.
-    // BUG (cost, not correctness) src/stac/item.ts:71-75 (fetchItem): the Item is read with size() — a
-    // `Range: bytes=0-0` probe — and then read(0, size), two round trips for a few kB of JSON. Fix:
-    // one `readHead(source, MAX_ITEM_BYTES + 1)` (ByteSource.head clips to the object's end and learns
-    // the size in the same request); more than MAX_ITEM_BYTES read → source_too_large.
-    it.fails('an Item costs exactly one request to its server, however often it is asked within 30 s', async () => {
+    // One request reads a typical Item and learns its size (ByteSource.head).
+    it('an Item costs exactly one request to its server, however often it is asked within 30 s', async () => {
       const path = '/cache/one.json';
       const url = putItem(path, { etm: { href: '../raster/L7_ETMs.cog.tif', type: GEOTIFF } });
       for (let i = 0; i < 3; i++) expect((await post(RASTER_STAC, { ...OLINDA, url, stats: ['count'] })).statusCode).toBe(200);

@@ -279,10 +279,8 @@ describe('rasterBandsOf', () => {
     expect(Number.isNaN(b?.nodata)).toBe(true);
   });
 
-  // BUG src/stac/item.ts:145-147 (rasterBandsOf): the STAC raster extension allows nodata as one of
-  // the strings "nan", "inf" or "-inf"; only "nan" is understood, so an asset declaring nodata "inf"
-  // / "-inf" gets no nodata at all. Fix: also map "inf" → Infinity and "-inf" → -Infinity.
-  it.fails('nodata "inf" and "-inf" (the STAC raster extension strings) → ±Infinity', () => {
+  // The STAC raster extension allows nodata as "nan", "inf" or "-inf".
+  it('nodata "inf" and "-inf" (the STAC raster extension strings) → ±Infinity', () => {
     expect(rasterBandsOf({ href: 'x', 'raster:bands': [{ nodata: 'inf' }, { nodata: '-inf' }] })).toEqual([{ nodata: Infinity }, { nodata: -Infinity }]);
   });
 });
