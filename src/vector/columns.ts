@@ -8,8 +8,12 @@ import type { ColumnInfo } from './reader.ts';
 
 /** The numeric columns to answer, in the order asked, de-duplicated, spelled as the file spells them. */
 export function resolveColumns(requested: readonly string[], fileColumns: readonly ColumnInfo[]): string[] {
-  const byLower = new Map(fileColumns.map((c) => [c.name.toLowerCase(), c]));
-  const missing = requested.filter((r) => !byLower.has(r.toLowerCase()));
+  const byLower = new Map<string, ColumnInfo>();
+  for (const c of fileColumns) if (!byLower.has(c.name.toLowerCase())) byLower.set(c.name.toLowerCase(), c);
+  const exact = new Map(fileColumns.map((c) => [c.name, c]));
+  // An exact spelling wins over a case-insensitive match (a file may hold both "pop" and "POP").
+  const find = (r: string): ColumnInfo | undefined => exact.get(r) ?? byLower.get(r.toLowerCase());
+  const missing = requested.filter((r) => find(r) === undefined);
   if (missing.length > 0) {
     const list = fileColumns.map((c) => c.name).join(', ');
     throw new ZonalError('unknown_column', `The file has no column ${missing.map((m) => `"${m}"`).join(', ')}; its columns are: ${list}.`, {
@@ -18,7 +22,7 @@ export function resolveColumns(requested: readonly string[], fileColumns: readon
   }
   const out: string[] = [];
   for (const r of requested) {
-    const col = byLower.get(r.toLowerCase()) as ColumnInfo;
+    const col = find(r) as ColumnInfo;
     if (col.numeric && !out.includes(col.name)) out.push(col.name);
   }
   if (out.length === 0) {

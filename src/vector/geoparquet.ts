@@ -53,10 +53,12 @@ function covering(meta: Record<string, unknown>): GeoColumn['bboxColumn'] {
  */
 export function resolveGeoColumn(geoJson: string | undefined, fileColumns: readonly string[], requested: string | undefined): GeoColumn {
   const geo = parseGeo(geoJson);
-  const byLower = new Map(fileColumns.map((c) => [c.toLowerCase(), c]));
+  const byLower = new Map<string, string>();
+  for (const c of fileColumns) if (!byLower.has(c.toLowerCase())) byLower.set(c.toLowerCase(), c);
   let name: string | undefined;
   if (requested !== undefined) {
-    name = byLower.get(requested.toLowerCase());
+    // An exact spelling wins over a case-insensitive match.
+    name = fileColumns.includes(requested) ? requested : byLower.get(requested.toLowerCase());
     if (name === undefined) {
       throw new ZonalError('validation_failed', `The file has no geometry column "${requested}"; its columns are: ${fileColumns.join(', ')}.`, {
         errors: [{ path: '/geometry_column', message: 'is not a column of the file' }],
@@ -70,7 +72,8 @@ export function resolveGeoColumn(geoJson: string | undefined, fileColumns: reado
   if (name === undefined) {
     throw new ZonalError('invalid_source', `The file has no geometry column (looked for ${GEOMETRY_COLUMN_NAMES.join(', ')}); name it with geometry_column.`);
   }
-  const metaEntry = Object.entries(geo?.columns ?? {}).find(([k]) => k.toLowerCase() === (name as string).toLowerCase());
+  const metaEntries = Object.entries(geo?.columns ?? {});
+  const metaEntry = metaEntries.find(([k]) => k === name) ?? metaEntries.find(([k]) => k.toLowerCase() === (name as string).toLowerCase());
   const meta = metaEntry?.[1] ?? {};
   const encoding = typeof meta['encoding'] === 'string' ? (meta['encoding'] as string) : 'WKB';
   if (encoding.toUpperCase() !== 'WKB') {

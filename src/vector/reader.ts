@@ -153,9 +153,11 @@ export async function openGeoParquet(source: ByteSource, geometryColumn: string 
     rowStart += numRows;
     return info;
   });
-  const columns: ColumnInfo[] = top.filter((e) => e.name !== geo.name).map((e) => {
+  // The geometry column is listed too (binary: never numeric), so asking for it is skipped, not refused.
+  const columns: ColumnInfo[] = top.map((e) => {
     const scale = e.logical_type?.type === 'DECIMAL' ? e.logical_type.scale : e.converted_type === 'DECIMAL' ? e.scale ?? 0 : undefined;
-    return scale !== undefined ? { name: e.name, numeric: isNumericColumn(e), decimalScale: scale } : { name: e.name, numeric: isNumericColumn(e) };
+    const numeric = e.name !== geo.name && isNumericColumn(e);
+    return scale !== undefined ? { name: e.name, numeric, decimalScale: scale } : { name: e.name, numeric };
   });
   const scales = new Map(columns.filter((c) => c.decimalScale !== undefined).map((c) => [c.name, c.decimalScale as number]));
   // Read decimal columns raw (see decimalValue).

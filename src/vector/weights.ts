@@ -6,7 +6,8 @@
 import type { BBox, MultiPolygonCoords, Position } from '../geometry/types.ts';
 import { bboxesIntersect, bboxOfPolygons, bboxOfPositions } from '../geometry/bbox.ts';
 import { ellipsoidalAreaM2 } from '../geometry/geodesic.ts';
-import { intersect } from '../geometry/clip.ts';
+import { intersect, repair } from '../geometry/clip.ts';
+import { crossesItself } from '../geometry/planar.ts';
 import type { Geometry } from './reader.ts';
 
 /** A feature reduced to what the rules need. */
@@ -120,9 +121,11 @@ export interface Overlap {
 }
 
 /** Overlap of a polygonal feature with the AOI; null when the intersection has no area. */
-export function polygonOverlap(idx: AoiIndex, polygons: MultiPolygonCoords): Overlap | null {
-  const fb = bboxOfPolygons(polygons);
+export function polygonOverlap(idx: AoiIndex, raw: MultiPolygonCoords): Overlap | null {
+  const fb = bboxOfPolygons(raw);
   if (!idx.boxes.some((b) => bboxesIntersect(b, fb))) return null;
+  // A self-crossing feature (a bow tie) is measured and clipped as its repaired self.
+  const polygons = raw.some(crossesItself) ? repair(raw) ?? raw : raw;
   const featureAreaM2 = ellipsoidalAreaM2(polygons);
   if (!aoiEdgeInBox(idx, fb)) {
     // No AOI edge reaches the feature's box: the feature is wholly inside or wholly outside.
@@ -134,7 +137,7 @@ export function polygonOverlap(idx: AoiIndex, polygons: MultiPolygonCoords): Ove
   if (pieces === null || pieces.length === 0) return null;
   const interAreaM2 = ellipsoidalAreaM2(pieces);
   if (!(interAreaM2 > 0)) return null;
-  // An invalid (self-intersecting) feature can measure smaller than its own clipped part.
+  // Rounding can make a clipped piece a hair larger than its feature.
   return { interAreaM2, featureAreaM2: Math.max(featureAreaM2, interAreaM2), pieces };
 }
 

@@ -4,9 +4,13 @@
  */
 import { Piscina } from 'piscina';
 import { foldTiles, type FoldTask, type FoldResult } from '../zonal/fold.ts';
+import { unionArea } from './fold-worker.ts';
+import type { MultiPolygonCoords } from '../geometry/types.ts';
 
 export interface FoldRunner {
   run(task: FoldTask, signal?: AbortSignal): Promise<FoldResult>;
+  /** Area in m² of the union of polygons (vector data_area), null when the union fails. */
+  unionArea(pieces: MultiPolygonCoords[], signal?: AbortSignal): Promise<number | null>;
   /** Tasks queued or running, for load shedding. */
   readonly pending: number;
   close(): Promise<void>;
@@ -23,6 +27,9 @@ export function createFoldRunner(workers: number): FoldRunner {
         } finally {
           pending--;
         }
+      },
+      async unionArea(pieces) {
+        return unionArea(pieces);
       },
       get pending() {
         return pending;
@@ -46,6 +53,14 @@ export function createFoldRunner(workers: number): FoldRunner {
       pending++;
       try {
         return (await pool.run(task, signal ? { signal } : {})) as FoldResult;
+      } finally {
+        pending--;
+      }
+    },
+    async unionArea(pieces, signal) {
+      pending++;
+      try {
+        return (await pool.run(pieces, { name: 'unionArea', ...(signal ? { signal } : {}) })) as number | null;
       } finally {
         pending--;
       }

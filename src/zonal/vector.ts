@@ -13,7 +13,7 @@ import { parseAoi } from '../geometry/aoi.ts';
 import { makeTransformer, transformBBox, transformPolygons, type PointTransform } from '../geometry/reproject.ts';
 import { bboxesOfPolygons } from '../geometry/bbox.ts';
 import { ellipsoidalAreaM2 } from '../geometry/geodesic.ts';
-import { unionAll } from '../geometry/clip.ts';
+import type { FoldRunner } from '../workers/pool.ts';
 import type { BBox, MultiPolygonCoords } from '../geometry/types.ts';
 import { parseStatNames, type StatName } from '../stats/names.ts';
 import { createAccumulator, type StatsAccumulator } from '../stats/accumulator.ts';
@@ -26,6 +26,8 @@ import { indexAoi, meetsAoi, polygonOverlap, shapeOf, touchesPoint, type Shape }
 export interface VectorDeps {
   config: Config;
   openSource(url: string): Promise<ByteSource>;
+  /** Worker pool: the data_area union runs there, off the event loop. */
+  runner: Pick<FoldRunner, 'unionArea'>;
   signal?: AbortSignal;
   /** The caller already knows the source is Parquet (a STAC asset's media type says so). */
   knownParquet?: boolean;
@@ -165,6 +167,8 @@ export async function vectorZonalStats(req: VectorRequest, deps: VectorDeps): Pr
 
   const aoiAreaM2 = aoi.kind === 'area' ? aoi.areaM2 : 0;
   const response: StatsResponse = {};
+  // Columns without nulls count the same features: one union serves them all.
+  const unions = new Map<string, Promise<number>>();
   for (const c of columns) {
     const st = (states as Map<string, ColumnState> | null)?.get(c) ?? {
       acc: createAccumulator({ names, weighted: false, countItems: true }),
@@ -177,7 +181,9 @@ export async function vectorZonalStats(req: VectorRequest, deps: VectorDeps): Pr
     const result: Record<string, unknown> = { ...st.acc.result({ aoiAreaM2: aoi.kind === 'area' ? aoiAreaM2 : null }) };
     // `sum` is the areal share Σ value × (intersection / feature area), whatever the weighting.
     if ('sum' in result) result['sum'] = st.n === 0 ? null : st.share;
-    response[c] = { ...result, aoi_area: aoiAreaM2, data_area: dataArea(st, aoiAreaM2) };
+    const key = `${st.pieces.length}:${st.interSum}`;
+    if (!unions.has(key)) unions.set(key, dataArea(st, aoiAreaM2, deps));
+    response[c] = { ...result, aoi_area: aoiAreaM2, data_area: await (unions.get(key) as Promise<number>) };
   }
   return response;
 }
@@ -189,9 +195,10 @@ export async function vectorZonalStats(req: VectorRequest, deps: VectorDeps): Pr
 const MAX_UNION_PIECES = 5000;
 
 /** Area of the union of the counted intersections (overlapping features count once). */
-function dataArea(st: ColumnState, aoiAreaM2: number): number {
+async function dataArea(st: ColumnState, aoiAreaM2: number, deps: VectorDeps): Promise<number> {
   if (st.overflow) return Math.min(aoiAreaM2, st.interSum);
   if (st.pieces.length === 0) return 0;
-  const union = st.pieces.length === 1 ? st.pieces[0]! : unionAll(st.pieces);
-  return union === null ? Math.min(aoiAreaM2, st.interSum) : ellipsoidalAreaM2(union);
+  if (st.pieces.length === 1) return ellipsoidalAreaM2(st.pieces[0]!);
+  const area = await deps.runner.unionArea(st.pieces, deps.signal);
+  return area === null ? Math.min(aoiAreaM2, st.interSum) : area;
 }

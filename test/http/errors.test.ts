@@ -286,8 +286,8 @@ describe('problem+json for every status of CONTRACT §6', () => {
       expectProblem(res, res.statusCode === 405 ? 405 : 404);
     });
 
-    it('the vector endpoint (not built yet) is a problem+json 404, not an HTML page', async () => {
-      expectProblem(await app.inject({ method: 'POST', url: '/api/v1/zonal-stats/vector', payload: {} }), 404);
+    it('a GET on an endpoint that only takes POST is a problem+json 404, not an HTML page', async () => {
+      expectProblem(await app.inject({ method: 'GET', url: '/api/v1/zonal-stats/vector' }), 404);
     });
   });
 

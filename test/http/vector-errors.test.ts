@@ -287,19 +287,14 @@ describe('problem+json for every error of the vector endpoint', () => {
       expect(body['columns']).toEqual(expect.arrayContaining(['AREA', 'NAME', 'BIR74', 'NWBIR79']));
     });
 
-    // BUG: src/vector/reader.ts:156 leaves the geometry column out of `info.columns`
-    // (`top.filter((e) => e.name !== geo.name)`), so src/vector/columns.ts reports it as missing: asking for
-    // ["pop", "geometry"] on squares.parquet is 422 "The file has no column "geometry"; its columns are: name,
-    // pop, value, bbox." although the file has it, and the list of the file's columns omits it. CONTRACT §5:
-    // binary columns are skipped silently; a 422 lists the file's columns. Fix: keep the geometry column in
-    // `info.columns` with `numeric: false` (it is never summarised, and is then listed).
-    it.fails('the geometry column asked beside a numeric one is skipped like any binary column (200)', async () => {
+    // The geometry column is a (binary) column of the file: asked for, it is skipped like any other.
+    it('the geometry column asked beside a numeric one is skipped like any binary column (200)', async () => {
       const res = await post(ok('/vector/squares.parquet', { columns: ['pop', 'GEOMETRY'], stats: ['count'] }));
       expect(res.statusCode, res.body).toBe(200);
       expect(Object.keys(JSON.parse(res.body) as object)).toEqual(['pop']);
     });
 
-    it.fails('the geometry column alone is no_numeric_column, and an unknown_column list includes it', async () => {
+    it('the geometry column alone is no_numeric_column, and an unknown_column list includes it', async () => {
       expectProblem(await post(ok('/vector/squares.parquet', { columns: ['geometry'] })), 422, 'no_numeric_column');
       const body = expectProblem(await post(ok('/vector/squares.parquet', { columns: ['nope'] })), 422, 'unknown_column');
       expect(body['columns']).toContain('geometry');

@@ -189,7 +189,7 @@ describe('row-group pruning on many_groups.parquet over the loopback Range serve
       for (const c of chunksOf([19], ['id'])) expect(data.some((r) => overlaps(r, c.range)), 'id of group 19').toBe(false);
     });
 
-    // BUG (cost, not correctness): src/vector/reader.ts:60 (FOOTER_GUESS = 64 KiB, used at line 133 as
+    // KNOWN COST (not correctness; see the issue 3 closing note): src/vector/reader.ts (FOOTER_GUESS = 64 KiB, used at line 133 as
     // `initialFetchSize`) reads the last 64 KiB to get the footer in one request. The footer here is 43,568
     // bytes (with its length and magic), so the first read also fetches 21,968 bytes that are not footer:
     // the end of row group 39's geometry chunk and its four bbox chunks (bytes 315,722 … 317,977), a group

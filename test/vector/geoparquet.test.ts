@@ -90,10 +90,8 @@ describe('resolveGeoColumn: which column', () => {
     expect(resolveGeoColumn(geo, ['id', 'geometry'], undefined).name).toBe('geometry');
   });
 
-  // BUG (minor, same as columns.ts): src/vector/geoparquet.ts:56 maps lower-cased names with a Map, so of two
-  // columns differing only in case the last wins for every spelling; an exact-case geometry_column (or
-  // primary_column) naming the first is answered with the other. Fix: exact match first, then case-insensitive.
-  it.fails('two columns differing only in case: an exact-case geometry_column gets the column it names', () => {
+  // A file may hold columns differing only in case: an exact spelling wins.
+  it('two columns differing only in case: an exact-case geometry_column gets the column it names', () => {
     expect(resolveGeoColumn(undefined, ['geom', 'GEOM'], 'geom').name).toBe('geom');
   });
 

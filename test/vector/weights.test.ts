@@ -260,19 +260,9 @@ describe('polygonOverlap', () => {
     expect(() => polygonOverlap(aoi, [poly([[2, 2], [3, 3], [3, 2], [2, 3], [2, 2]])])).not.toThrow();
   });
 
-  // BUG: src/vector/weights.ts:126 measures the feature with ellipsoidalAreaM2 of its raw rings, i.e. the
-  // signed (shoelace-like) area. A self-intersecting ring's lobes have opposite windings, so a bow tie
-  // measures |lobe₁ − lobe₂| instead of lobe₁ + lobe₂ (what the oracle's make_valid and issue 3 §6,
-  // "invalid feature geometries repaired", give):
-  //  - wholly inside the AOI (no clip, line 131): a symmetric bow tie measures 0 and is not counted at all;
-  //    an asymmetric one counts |difference| (1 deg² instead of 5/3 deg² below);
-  //  - across an AOI edge (clip, line 138): the clip repairs it (the piece is the right lobe), but
-  //    `Math.max(featureAreaM2, interAreaM2)` then takes the piece as the whole feature: ratio weight and
-  //    areal share 1 instead of ½.
-  // Fix: repair self-intersecting features (src/geometry/clip.ts `repair`, a polyclip self-union) before
-  // measuring them and before the wholly-inside shortcut, e.g. when a ring has crossing edges (a sweep, or
-  // simply compare Σ|lobes| through `repair` when the signed area of a ring differs from its repaired area).
-  it.fails('a symmetric bow tie wholly inside the AOI counts with the area of both lobes', () => {
+  // Self-crossing features (bow ties) are repaired before they are measured: their area is the sum of
+  // their lobes, not the shoelace difference.
+  it('a symmetric bow tie wholly inside the AOI counts with the area of both lobes', () => {
     // Triangles (2,2) (2,3) (2.5,2.5) and (3,2) (3,3) (2.5,2.5): half the 1° × 1° cell in lon/lat.
     const ov = polygonOverlap(aoi, [poly([[2, 2], [3, 3], [3, 2], [2, 3], [2, 2]])]);
     expect(ov).not.toBeNull();
@@ -280,14 +270,14 @@ describe('polygonOverlap', () => {
     expect(ov!.interAreaM2).toBe(ov!.featureAreaM2);
   });
 
-  it.fails('an asymmetric bow tie wholly inside the AOI counts lobe₁ + lobe₂ (5/3 deg²), not their difference (1 deg²)', () => {
+  it('an asymmetric bow tie wholly inside the AOI counts lobe₁ + lobe₂ (5/3 deg²), not their difference (1 deg²)', () => {
     // Edges (2,2)→(4,4) and (4,2)→(2,3) cross at (8/3, 8/3): lobes of 4/3 and 1/3 deg² in lon/lat;
     // the 2° × 2° cell is 4 deg², and its density varies by < 0.2 % over 2–4° N.
     const ov = polygonOverlap(aoi, [poly([[2, 2], [4, 4], [4, 2], [2, 3], [2, 2]])]);
     expectRel(ov!.featureAreaM2, (5 / 12) * rectArea(2, 2, 4, 4), 2e-3);
   });
 
-  it.fails('a bow tie across an AOI edge: the piece is one lobe, the feature both (share ½, not 1)', () => {
+  it('a bow tie across an AOI edge: the piece is one lobe, the feature both (share ½, not 1)', () => {
     const ov = polygonOverlap(aoi, [poly([[9, 4], [11, 5], [11, 4], [9, 5], [9, 4]])]);
     expect(ov).not.toBeNull();
     expectRel(ov!.featureAreaM2, 2 * ov!.interAreaM2, 1e-9);

@@ -25,6 +25,7 @@ export const vectorRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
     async (request) =>
       vectorZonalStats(request.body, {
         config: deps.config,
+        runner: deps.runner,
         signal: request.abortSignal,
         openSource: (url) => deps.openSource(url, deps.config, { stats: request.readStats, signal: request.abortSignal }),
       }),
@@ -45,6 +46,7 @@ export const vectorRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
     async (request) =>
       vectorStacStats(request.body, {
         config: deps.config,
+        runner: deps.runner,
         signal: request.abortSignal,
         openSource: (url) => deps.openSource(url, deps.config, { stats: request.readStats, signal: request.abortSignal }),
       }),
