@@ -11,6 +11,12 @@ export const RasterRequestSchema = Type.Object(
     bands: Type.Optional(
       Type.Array(Type.Integer({ minimum: 1, maximum: 65535 }), { minItems: 1, maxItems: 256, description: '1-based band numbers; default [1]; duplicates are answered once.' }),
     ),
+    pixels: Type.Optional(
+      Type.Union([Type.Literal('center'), Type.Literal('all_touched'), Type.Literal('fractional')], {
+        description:
+          'Pixel selection for polygons and circles: center (default; a pixel counts when its centre is inside), all_touched (every pixel the AOI touches, weight 1), fractional (each pixel weighted by the exact fraction of its area inside the AOI). A bare point ignores it.',
+      }),
+    ),
     approx_stats: Type.Optional(
       Type.Boolean({ description: 'Read the coarsest overview that still gives ≥ 1,000,000 AOI pixels, skipping the area and pixel limits. Default false.' }),
     ),

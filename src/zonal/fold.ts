@@ -9,6 +9,8 @@ import { intersectWindows, type PixelWindow } from '../raster/grid.ts';
 import { pixelAreas, type PixelAreaSpec } from '../raster/pixel-area.ts';
 import { centerCoverage } from '../coverage/center.ts';
 import { pointCoverage } from '../coverage/point.ts';
+import { allTouchedCoverage } from '../coverage/all-touched.ts';
+import { fractionalCoverage } from '../coverage/fractional.ts';
 import type { Coverage, PixelGeometry, PixelRule } from '../coverage/coverage.ts';
 import { createAccumulator, restoreAccumulator, type AccumulatorSnapshot, type StatsAccumulator } from '../stats/accumulator.ts';
 import type { StatName } from '../stats/names.ts';
@@ -71,8 +73,14 @@ function coverageFor(task: FoldTask, win: PixelWindow): Coverage | null {
     const cov = pointCoverage(sel.col, sel.row, { width: task.levelWidth, height: task.levelHeight });
     return cov && intersectWindows(cov.window, win) ? cov : null;
   }
-  // pixels modes other than "center" arrive with issue 5; the request schema only admits "center" today.
-  return centerCoverage(sel.geometry, win);
+  switch (sel.rule) {
+    case 'all_touched':
+      return allTouchedCoverage(sel.geometry, win);
+    case 'fractional':
+      return fractionalCoverage(sel.geometry, win);
+    default:
+      return centerCoverage(sel.geometry, win);
+  }
 }
 
 async function decodePlane(codec: TileCodec, bytes: ArrayBuffer | null, samples: number): Promise<SampleView | null> {

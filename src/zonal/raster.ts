@@ -20,6 +20,7 @@ import { centerCoverage } from '../coverage/center.ts';
 import { chooseLevel, tilesTouched, toPixelGeometry, windowOf } from '../raster/window.ts';
 import { effectiveNodata } from '../raster/pixels.ts';
 import type { FoldBand, FoldResult, FoldTask, FoldTile, Selection } from './fold.ts';
+import type { PixelRule } from '../coverage/coverage.ts';
 import { mergeFoldResults } from './fold.ts';
 import { bandStats } from './respond.ts';
 import { mapLimit } from './limit.ts';
@@ -57,7 +58,7 @@ interface Plan {
   geometry: MultiPolygonCoords | null;
 }
 
-function planOn(level: RasterLevel, aoiInCrs: { point: [number, number] } | { polygons: MultiPolygonCoords }): Plan {
+function planOn(level: RasterLevel, aoiInCrs: { point: [number, number] } | { polygons: MultiPolygonCoords }, rule: PixelRule): Plan {
   const { grid } = level;
   if ('point' in aoiInCrs) {
     const [col, row] = toPixel(grid, aoiInCrs.point[0], aoiInCrs.point[1]);
@@ -72,7 +73,7 @@ function planOn(level: RasterLevel, aoiInCrs: { point: [number, number] } | { po
     };
   }
   const geometry = toPixelGeometry(grid, aoiInCrs.polygons);
-  return { level, selection: { kind: 'polygon', geometry, rule: 'center' }, window: windowOf(geometry, grid), geometry };
+  return { level, selection: { kind: 'polygon', geometry, rule }, window: windowOf(geometry, grid), geometry };
 }
 
 function projectAoi(aoi: Aoi, reader: RasterReader): { point: [number, number] } | { polygons: MultiPolygonCoords } {
@@ -118,10 +119,12 @@ export async function rasterZonalStats(req: RasterRequest, deps: RasterDeps): Pr
   }
 
   const aoiInCrs = projectAoi(aoi, reader);
-  const base = planOn(info.levels[0] as RasterLevel, aoiInCrs);
+  // CONTRACT §5 and issue 5: a bare point always takes its containing pixel, whatever `pixels` says.
+  const rule: PixelRule = req.pixels ?? 'center';
+  const base = planOn(info.levels[0] as RasterLevel, aoiInCrs, rule);
   let plan = base;
   if (approx && base.window && aoi.kind === 'area') {
-    const plans = info.levels.map((level) => (level.index === 0 ? base : planOn(level, aoiInCrs)));
+    const plans = info.levels.map((level) => (level.index === 0 ? base : planOn(level, aoiInCrs, rule)));
     const chosen = chooseLevel(plans.length, (i) => (plans[i]?.window ? windowSize(plans[i]!.window!) : 0), APPROX_MIN_PIXELS);
     plan = plans[chosen] as Plan;
     if (plan.window && windowSize(plan.window) > config.maxApproxPixels) {
@@ -139,7 +142,8 @@ export async function rasterZonalStats(req: RasterRequest, deps: RasterDeps): Pr
     );
   }
 
-  const weighted = false;
+  // Fractional coverage weights pixels (CONTRACT §5 weighted definitions); the other rules count them.
+  const weighted = rule === 'fractional' && aoi.kind === 'area';
   const foldBands = bandsFor(reader, bands, deps.bandDefaults ?? []);
   const results = plan.window ? await readAndFold(reader, plan, plan.window, foldBands, names, weighted, deps) : [];
   const { accs, dataAreaM2 } = mergeFoldResults({ names, weighted, bands: foldBands }, results);
