@@ -1,11 +1,13 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '/coverage/**', 'bench/out/**', 'bench/data/**', 'bench/**/node_modules/**', 'bench/**/*.py', 'tools/**/*.py'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  { files: ['**/*.js', '**/*.mjs'], languageOptions: { globals: globals.node } },
   {
     files: ['**/*.ts'],
     languageOptions: {

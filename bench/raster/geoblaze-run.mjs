@@ -10,7 +10,6 @@
  * Warm: the parsed raster (and geotiff.js's block cache) is kept between runs. One unmeasured warm-up
  * run first (module loading, JIT) unless "warmup": false. Prints one JSON object.
  */
-/* global fetch */
 import process from 'node:process';
 import { performance } from 'node:perf_hooks';
 import geoblaze from 'geoblaze';
