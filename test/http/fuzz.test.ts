@@ -129,7 +129,7 @@ const CASES: [string, string][] = [
   ['stats nested 100,000 levels deep', `{"url":${JSON.stringify(TINY)},"aoi":${JSON.stringify(AOI)},"stats":${deep(100_000)}}`],
   ['aoi with an extra member', JSON.stringify(aoiWith({ crs: { type: 'name', properties: { name: 'EPSG:4326' } } }))],
   // keys
-  ['unknown top-level key', JSON.stringify(with_({ pixels: 'all_touched' }))],
+  ['unknown top-level key (a typo of pixels)', JSON.stringify(with_({ pixel: 'all_touched' }))],
   ['"__proto__" key', `{"__proto__":{"polluted":true},"url":${JSON.stringify(TINY)},"aoi":${JSON.stringify(AOI)}}`],
   ['"__proto__" inside aoi', `{"url":${JSON.stringify(TINY)},"aoi":{"type":"Polygon","coordinates":[${JSON.stringify(RING)}],"__proto__":{"type":"Point"}}}`],
   ['"constructor.prototype" key', `{"constructor":{"prototype":{"polluted":true}},"url":${JSON.stringify(TINY)},"aoi":${JSON.stringify(AOI)}}`],

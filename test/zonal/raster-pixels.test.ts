@@ -14,6 +14,17 @@ const rect = (x0: number, y0: number, x1: number, y1: number) => ({
   type: 'Polygon',
   coordinates: [[ll(x0, y0), ll(x1, y0), ll(x1, y1), ll(x0, y1), ll(x0, y0)]],
 });
+interface Band {
+  count: number;
+  min: number;
+  max: number;
+  mean: number;
+  std: number;
+  sum: number;
+  aoi_area: number;
+  data_area: number;
+}
+
 /** edges.tif: 100 × 70 px of 10 m from (600000, 5100000), value row·100 + col. */
 const EDGES = fixtureUrl('raster/synthetic/edges.tif');
 
@@ -26,7 +37,7 @@ describe('pixel selection modes', () => {
   const post = async (body: Record<string, unknown>) => {
     const res = await app.inject({ method: 'POST', url: '/api/v1/zonal-stats/raster', payload: body });
     expect(res.statusCode, res.body).toBe(200);
-    return res.json().band_1 as Record<string, number>;
+    return res.json().band_1 as Band;
   };
 
   it('fractional: Σ weights × true pixel area equals the AOI area (AOI inside the raster) to 0.01 %', async () => {
