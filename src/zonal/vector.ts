@@ -36,7 +36,7 @@ export interface VectorDeps {
 const WGS84 = '+proj=longlat +datum=WGS84 +no_defs';
 const PARQUET_PATH = /\.(geo)?parquet$/i;
 /** Feature work between yields to the event loop, ms. */
-const SLICE_MS = 10;
+const SLICE_MS = 5;
 
 /** CONTRACT §5: the URL path (query aside, any case) must end in .parquet or .geoparquet; 415 otherwise. */
 export function checkParquetUrl(url: string): void {
