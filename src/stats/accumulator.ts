@@ -4,19 +4,18 @@
  *
  * - One pass for count / sum / mean / std / min / max: Neumaier-compensated Σw and Σv·w, weighted Welford
  *   (West 1979) for the centred second moment; partials merge with Chan's parallel formula.
- * - Values are kept (in growable Float64Array buffers, never JS arrays) only when median, a percentile,
- *   majority, minority, unique or freq_hist is asked, and sorted once when the result is taken. Values of
- *   weight exactly 1 go to a weight-less buffer; other weights go to a (value, weight) pair buffer, so the
- *   centre and all-touched rules (all weights 1) never store weights and the fractional rule stores them only
- *   for boundary cells.
+ * - Values are kept (in `Frequencies`, growable Float64Array buffers, never JS arrays) only when median, a
+ *   percentile, majority, minority, unique or freq_hist is asked, and sorted once when the result is taken.
+ *   Values of weight exactly 1 go to a weight-less buffer; other weights go to a (value, weight) pair
+ *   buffer, so the centre and all-touched rules (all weights 1) never store weights and the fractional rule
+ *   stores them only for boundary cells.
  * - Statistics computed from the sorted values (median, percentiles, majority, minority, unique, freq_hist) do
  *   not depend on insertion order or on how partials were merged, to the bit. count, min, max, range and
  *   nodata are exact in unweighted mode. sum, mean, std and weighted count are compensated / stable
  *   and agree across orders and merges to within a few ulps.
  */
-import { ZonalError } from '../errors.ts';
-import { MAX_DISTINCT_VALUES, needsOf, percentileOf, type StatName } from './names.ts';
-import { medianSorted, quantileSorted, sortPairs, sortValues, weightedTarget } from './quantile.ts';
+import { needsOf, percentileOf, type StatName } from './names.ts';
+import { Frequencies, RUN_STATS } from './frequencies.ts';
 
 /** Per-statistic results: numbers, null for "nothing counted" / undefined, a list for `unique`, an object for `freq_hist`. */
 export type StatValue = number | null | number[] | Record<string, number>;
@@ -99,19 +98,6 @@ export interface StatsAccumulator {
   result(context?: ResultContext): StatsResult;
 }
 
-const INITIAL_CAPACITY = 1024;
-/** Statistics answered by one walk over the distinct values. */
-const RUN_STATS: ReadonlySet<string> = new Set(['majority', 'minority', 'unique', 'freq_hist']);
-
-/** A larger copy of `buf`: doubling, or exactly `need` for a first, large fill (a merge into an empty accumulator). */
-function grow(buf: Float64Array, need: number): Float64Array {
-  let cap = buf.length === 0 ? Math.max(need, INITIAL_CAPACITY) : buf.length * 2;
-  while (cap < need) cap *= 2;
-  const next = new Float64Array(cap);
-  next.set(buf);
-  return next;
-}
-
 /** A finite number with -0 folded to 0, or null. */
 function num(x: number | null): number | null {
   return x !== null && Number.isFinite(x) ? x + 0 : null;
@@ -144,12 +130,8 @@ class Accumulator implements StatsAccumulator {
   private nodata = 0;
   private nodataComp = 0;
 
-  private unit: Float64Array;
-  private unitLen = 0;
-  private pairV: Float64Array;
-  private pairW: Float64Array;
-  private pairLen = 0;
-  private sorted = true;
+  /** The kept values (empty unless a statistic needs them). */
+  private readonly values: Frequencies;
 
   constructor(names: readonly StatName[], weighted: boolean, countItems: boolean, capacity: number) {
     this.names = names;
@@ -158,9 +140,7 @@ class Accumulator implements StatsAccumulator {
     const needs = needsOf(names);
     this.needMoments = needs.moments;
     this.keepValues = needs.values;
-    this.unit = new Float64Array(this.keepValues ? Math.max(0, Math.floor(capacity)) : 0);
-    this.pairV = new Float64Array(0);
-    this.pairW = new Float64Array(0);
+    this.values = new Frequencies(this.keepValues ? Math.max(0, Math.floor(capacity)) : 0);
   }
 
   add(value: number, weight: number): void {
@@ -196,23 +176,7 @@ class Accumulator implements StatsAccumulator {
     }
     if (value < this.min) this.min = value;
     if (value > this.max) this.max = value;
-    if (this.keepValues) this.keep(value, w);
-  }
-
-  /** Stores a counted value (kept out of `add` so that `add` stays small enough to be inlined by TurboFan). */
-  private keep(value: number, w: number): void {
-    if (w === 1) {
-      if (this.unitLen === this.unit.length) this.unit = grow(this.unit, this.unitLen + 1);
-      this.unit[this.unitLen++] = value;
-    } else {
-      if (this.pairLen === this.pairV.length) {
-        this.pairV = grow(this.pairV, this.pairLen + 1);
-        this.pairW = grow(this.pairW, this.pairLen + 1);
-      }
-      this.pairV[this.pairLen] = value;
-      this.pairW[this.pairLen++] = w;
-    }
-    this.sorted = false;
+    if (this.keepValues) this.values.add(value, w);
   }
 
   addNodata(weight: number): void {
@@ -249,9 +213,9 @@ class Accumulator implements StatsAccumulator {
       max: this.max,
       nodata: this.nodata,
       nodataComp: this.nodataComp,
-      unitValues: this.unit.subarray(0, this.unitLen),
-      pairValues: this.pairV.subarray(0, this.pairLen),
-      pairWeights: this.pairW.subarray(0, this.pairLen),
+      unitValues: this.values.unitView(),
+      pairValues: this.values.pairValuesView(),
+      pairWeights: this.values.pairWeightsView(),
     };
   }
 
@@ -281,34 +245,12 @@ class Accumulator implements StatsAccumulator {
     [this.nodata, this.nodataComp] = addPair(this.nodata, this.nodataComp, o.nodata, o.nodataComp);
     if (o.min < this.min) this.min = o.min;
     if (o.max > this.max) this.max = o.max;
-    if (o.unitValues.length > 0) {
-      const need = this.unitLen + o.unitValues.length;
-      if (need > this.unit.length) this.unit = grow(this.unit, need);
-      this.unit.set(o.unitValues, this.unitLen);
-      this.unitLen = need;
-      this.sorted = false;
-    }
-    if (o.pairValues.length > 0) {
-      const need = this.pairLen + o.pairValues.length;
-      if (need > this.pairV.length) {
-        this.pairV = grow(this.pairV, need);
-        this.pairW = grow(this.pairW, need);
-      }
-      this.pairV.set(o.pairValues, this.pairLen);
-      this.pairW.set(o.pairWeights, this.pairLen);
-      this.pairLen = need;
-      this.sorted = false;
-    }
+    this.values.append(o.unitValues, o.pairValues, o.pairWeights);
   }
 
   /** @internal Takes the value buffers of a snapshot as this (empty) accumulator's own. */
   adopt(unit: Float64Array, pairV: Float64Array, pairW: Float64Array): void {
-    this.unit = unit;
-    this.unitLen = unit.length;
-    this.pairV = pairV;
-    this.pairW = pairW;
-    this.pairLen = pairV.length;
-    this.sorted = unit.length === 0 && pairV.length === 0;
+    this.values.adopt(unit, pairV, pairW);
   }
 
   snapshot(): AccumulatorSnapshot {
@@ -328,7 +270,7 @@ class Accumulator implements StatsAccumulator {
     const empty = this.items === 0;
     const count = this.countItems ? this.items : empty ? 0 : weight;
     const hasValues = this.keepValues && !empty;
-    const runs = hasValues && this.names.some((n) => RUN_STATS.has(n)) ? this.sortedRuns() : null;
+    const runs = hasValues && this.names.some((n) => RUN_STATS.has(n)) ? this.values.runs(this.names) : null;
     for (const name of this.names) {
       switch (name) {
         case 'count':
@@ -362,7 +304,7 @@ class Accumulator implements StatsAccumulator {
           out[name] = empty ? null : num(Math.sqrt(Math.max(this.m2, 0) / weight));
           break;
         case 'median':
-          out[name] = hasValues ? num(this.quantile(50, true)) : null;
+          out[name] = hasValues ? num(this.values.quantile(50, true, this.weighted)) : null;
           break;
         case 'majority':
           out[name] = runs === null ? null : num(runs.majority);
@@ -378,107 +320,11 @@ class Accumulator implements StatsAccumulator {
           break;
         default: {
           const q = percentileOf(name);
-          out[name] = hasValues && q !== null ? num(this.quantile(q, false)) : null;
+          out[name] = hasValues && q !== null ? num(this.values.quantile(q, false, this.weighted)) : null;
         }
       }
     }
     return out;
-  }
-
-  private sortBuffers(): void {
-    if (this.sorted) return;
-    sortValues(this.unit, this.unitLen);
-    sortPairs(this.pairV, this.pairW, this.pairLen);
-    this.sorted = true;
-  }
-
-  /**
-   * Quantile over the kept values. Unweighted: numpy linear (the median rule when `median`); weighted: the
-   * smallest value whose cumulative weight reaches q/100 of the total.
-   */
-  private quantile(q: number, median: boolean): number | null {
-    this.sortBuffers();
-    if (!this.weighted) {
-      return median ? medianSorted(this.unit, this.unitLen) : quantileSorted(this.unit, q, this.unitLen);
-    }
-    let total = this.unitLen;
-    for (let j = 0; j < this.pairLen; j++) total += this.pairW[j] as number;
-    const target = weightedTarget(total, q);
-    let cum = 0;
-    let result: number | null = null;
-    this.walkRuns((v, w) => {
-      cum += w;
-      result = v;
-      return cum < target;
-    });
-    return result;
-  }
-
-  /**
-   * Visits the distinct kept values in ascending order with their total (weighted) frequency, merging the
-   * unit and pair buffers; stops when `visit` returns false. Sums within a run are in canonical order.
-   */
-  private walkRuns(visit: (value: number, weight: number) => boolean): void {
-    this.sortBuffers();
-    const u = this.unit;
-    const pv = this.pairV;
-    const pw = this.pairW;
-    const nu = this.unitLen;
-    const np = this.pairLen;
-    let i = 0;
-    let j = 0;
-    while (i < nu || j < np) {
-      const a = i < nu ? (u[i] as number) : Infinity;
-      const b = j < np ? (pv[j] as number) : Infinity;
-      // Infinity may be a real value: take the stream that still has data when both read Infinity.
-      const v = i < nu && (j >= np || a <= b) ? a : b;
-      let units = 0;
-      while (i < nu && u[i] === v) {
-        units++;
-        i++;
-      }
-      let pairs = 0;
-      while (j < np && pv[j] === v) pairs += pw[j++] as number;
-      if (!visit(v, units + pairs)) return;
-    }
-  }
-
-  private sortedRuns(): { majority: number; minority: number; unique: number[]; hist: Record<string, number> } {
-    const wantDistinct = this.names.includes('unique') || this.names.includes('freq_hist');
-    const capped = this.names.filter((n) => n === 'unique' || n === 'freq_hist');
-    const unique: number[] = [];
-    const hist: Record<string, number> = {};
-    let majority = NaN;
-    let majorityW = -Infinity;
-    let minority = NaN;
-    let minorityW = Infinity;
-    let distinct = 0;
-    this.walkRuns((value, w) => {
-      const v = value + 0;
-      distinct++;
-      if (wantDistinct) {
-        if (distinct > MAX_DISTINCT_VALUES) {
-          throw new ZonalError(
-            'too_many_unique_values',
-            `${capped.length > 1 ? 'The statistics' : 'The statistic'} ${capped.map((n) => `'${n}'`).join(' and ')} ${capped.length > 1 ? 'stop' : 'stops'} at ${MAX_DISTINCT_VALUES.toLocaleString('en-US')} distinct values and this AOI has more.`,
-            { stats: capped, limit: MAX_DISTINCT_VALUES },
-          );
-        }
-        unique.push(v);
-        hist[String(v)] = w;
-      }
-      // Ascending walk with strict comparisons: ties go to the smallest value.
-      if (w > majorityW) {
-        majorityW = w;
-        majority = v;
-      }
-      if (w < minorityW) {
-        minorityW = w;
-        minority = v;
-      }
-      return true;
-    });
-    return { majority, minority, unique, hist };
   }
 }
 
