@@ -11,7 +11,8 @@ import type { StatsResponse } from '../schemas/response.ts';
 import { DEFAULT_STATS } from '../schemas/common.ts';
 import { parseAoi } from '../geometry/aoi.ts';
 import { makeTransformer, transformBBox, transformPolygons, type PointTransform } from '../geometry/reproject.ts';
-import { bboxesOfPolygons } from '../geometry/bbox.ts';
+import { bboxesOfPolygons, bboxOfPolygons } from '../geometry/bbox.ts';
+import { overlappingBoxes } from '../vector/overlap.ts';
 import { ellipsoidalAreaM2 } from '../geometry/geodesic.ts';
 import type { FoldRunner } from '../workers/pool.ts';
 import type { BBox, MultiPolygonCoords } from '../geometry/types.ts';
@@ -59,6 +60,8 @@ interface ColumnState {
   share: number;
   /** Counted intersections, for the union behind data_area (dropped past MAX_UNION_PIECES). */
   pieces: MultiPolygonCoords[];
+  /** Area of each piece, m². */
+  pieceAreas: number[];
   /** Σ intersection areas, the data_area fallback past MAX_UNION_PIECES. */
   interSum: number;
   overflow: boolean;
@@ -112,7 +115,7 @@ export async function vectorZonalStats(req: VectorRequest, deps: VectorDeps): Pr
   const statesFor = (shape: Shape): Map<string, ColumnState> => {
     if (states === null) {
       const weighted = idx !== null && shape.kind === 'polygon';
-      states = new Map(columns.map((c) => [c, { acc: createAccumulator({ names, weighted, countItems: true }), n: 0, share: 0, pieces: [], interSum: 0, overflow: false }]));
+      states = new Map(columns.map((c) => [c, { acc: createAccumulator({ names, weighted, countItems: true }), n: 0, share: 0, pieces: [], pieceAreas: [], interSum: 0, overflow: false }]));
     }
     return states;
   };
@@ -155,9 +158,13 @@ export async function vectorZonalStats(req: VectorRequest, deps: VectorDeps): Pr
         st.share += v * share;
         if (pieces) {
           st.interSum += interM2;
-          if (!st.overflow) st.pieces.push(pieces);
+          if (!st.overflow) {
+            st.pieces.push(pieces);
+            st.pieceAreas.push(interM2);
+          }
           if (st.pieces.length > MAX_UNION_PIECES) {
             st.pieces = [];
+            st.pieceAreas = [];
             st.overflow = true;
           }
         }
@@ -175,6 +182,7 @@ export async function vectorZonalStats(req: VectorRequest, deps: VectorDeps): Pr
       n: 0,
       share: 0,
       pieces: [],
+      pieceAreas: [],
       interSum: 0,
       overflow: false,
     };
@@ -199,6 +207,16 @@ async function dataArea(st: ColumnState, aoiAreaM2: number, deps: VectorDeps): P
   if (st.overflow) return Math.min(aoiAreaM2, st.interSum);
   if (st.pieces.length === 0) return 0;
   if (st.pieces.length === 1) return ellipsoidalAreaM2(st.pieces[0]!);
-  const area = await deps.runner.unionArea(st.pieces, deps.signal);
-  return area === null ? Math.min(aoiAreaM2, st.interSum) : area;
+  // Pieces whose boxes overlap no other box add exactly; only the others go through a union.
+  const overlapping = overlappingBoxes(st.pieces.map((p) => bboxOfPolygons(p)));
+  let separate = 0;
+  st.pieceAreas.forEach((a, i) => {
+    if (!overlapping.has(i)) separate += a;
+  });
+  if (overlapping.size === 0) return separate;
+  const area = await deps.runner.unionArea(
+    st.pieces.filter((_, i) => overlapping.has(i)),
+    deps.signal,
+  );
+  return area === null ? Math.min(aoiAreaM2, st.interSum) : separate + area;
 }
