@@ -8,18 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, fixtureUrl } from '../helpers/build-app.ts';
+import type { Answer } from '../helpers/problem.ts';
 
 const RASTER = '/api/v1/zonal-stats/raster';
 const TINY = fixtureUrl('raster/synthetic/tiny_int16.tif');
 const RING = [[14.9994, 45.1523], [15.0014, 45.1523], [15.0014, 45.1543], [14.9994, 45.1543], [14.9994, 45.1523]];
 const AOI = { type: 'Polygon', coordinates: [RING] };
 const VALID = { url: TINY, aoi: AOI, stats: ['count', 'mean', 'median', 'unique'], bands: [1], approx_stats: false };
-
-interface Answer {
-  statusCode: number;
-  headers: Record<string, string | string[] | number | undefined>;
-  body: string;
-}
 
 function expectClientProblem(res: Answer, label: string): void {
   expect(res.statusCode, `${label}: ${res.body}`).toBeGreaterThanOrEqual(400);
