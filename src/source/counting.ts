@@ -38,11 +38,13 @@ export function withCounting(source: ByteSource, stats: ReadStats): ValidatedSou
  * would pass the bound is refused before it starts with SourceError('too_large'); bytes of failed reads
  * are given back.
  */
-export function withByteBudget(source: ByteSource, maxBytes: number): ByteSource {
+export function withByteBudget(source: ByteSource, maxBytes: number): ValidatedSource {
   let used = 0;
+  const inner = source as Partial<ValidatedSource>;
   return {
     url: source.url,
     location: () => source.location?.() ?? source.url,
+    validator: () => inner.validator?.call(source),
     size: (signal) => source.size(signal),
     async read(offset, length, signal) {
       if (used + length > maxBytes) {

@@ -58,6 +58,9 @@ export interface VectorReader {
 
 /** Footer bytes read first: most files' metadata fits, and it costs one request. */
 const FOOTER_GUESS = 64 * 1024;
+/** Parsed footers kept (a 100-row-group footer is ~100 KiB of bytes, far less parsed). */
+const FOOTER_CACHE_ENTRIES = 64;
+const footers = new Map<string, FileMetaData>();
 
 const NON_NUMERIC_LOGICAL = new Set(['STRING', 'MAP', 'LIST', 'ENUM', 'DATE', 'INTERVAL', 'NULL', 'JSON', 'BSON', 'UUID', 'TIME', 'TIMESTAMP', 'VARIANT', 'GEOMETRY', 'GEOGRAPHY']);
 const NUMERIC_CONVERTED = new Set(['UINT_8', 'UINT_16', 'UINT_32', 'UINT_64', 'INT_8', 'INT_16', 'INT_32', 'INT_64', 'DECIMAL']);
@@ -128,13 +131,27 @@ export async function openGeoParquet(source: ByteSource, geometryColumn: string 
     byteLength,
     slice: (start: number, end?: number) => source.read(start, (end ?? byteLength) - start, signal),
   };
-  let meta: FileMetaData;
-  try {
-    meta = await parquetMetadataAsync(file, { initialFetchSize: FOOTER_GUESS });
-  } catch (e) {
-    if (e instanceof SourceError || e instanceof ZonalError) throw e;
-    throw notParquet();
+  let parsed: FileMetaData;
+  // The parsed footer is reused while the object is unchanged (same URL and validator: ETag, size, mtime).
+  const validator = (source as { validator?: () => string | undefined }).validator?.();
+  const key = validator === undefined ? undefined : `${source.url.href}\n${validator}`;
+  const cached = key === undefined ? undefined : footers.get(key);
+  if (cached) {
+    parsed = cached;
+  } else {
+    try {
+      parsed = await parquetMetadataAsync(file, { initialFetchSize: FOOTER_GUESS });
+    } catch (e) {
+      if (e instanceof SourceError || e instanceof ZonalError) throw e;
+      throw notParquet();
+    }
+    if (key !== undefined) {
+      if (footers.size >= FOOTER_CACHE_ENTRIES) footers.delete(footers.keys().next().value as string);
+      footers.set(key, parsed);
+    }
   }
+  // Schema elements are adjusted below (geometry and decimal columns): work on copies.
+  const meta: FileMetaData = { ...parsed, schema: parsed.schema.map((e) => ({ ...e })) };
   const top = parquetSchema(meta).children.map((c) => c.element);
   const geoJson = meta.key_value_metadata?.find((kv) => kv.key === 'geo')?.value;
   const geo = resolveGeoColumn(geoJson, top.map((e) => e.name), geometryColumn);
