@@ -24,7 +24,9 @@ export interface AoiIndex {
   edges: Float64Array;
 }
 
-const pos = (p: number[]): Position => [p[0] as number, p[1] as number];
+// 2D positions are used as they come, not copied (a row group holds 10,000s); 3D ones lose their z.
+const pos = (p: number[]): Position => (p.length === 2 ? (p as unknown as Position) : [p[0] as number, p[1] as number]);
+const line = (l: number[][]): Position[] => (l.every((p) => p.length === 2) ? (l as unknown as Position[]) : l.map(pos));
 
 /** GeoJSON geometry → Shape (collections merged by dimension, the highest wins); null when empty. */
 export function shapeOf(g: Geometry | null): Shape | null {
@@ -36,10 +38,10 @@ export function shapeOf(g: Geometry | null): Shape | null {
     switch (x.type) {
       case 'Point': if (x.coordinates.length >= 2) points.push(pos(x.coordinates)); break;
       case 'MultiPoint': for (const p of x.coordinates) points.push(pos(p)); break;
-      case 'LineString': lines.push(x.coordinates.map(pos)); break;
-      case 'MultiLineString': for (const l of x.coordinates) lines.push(l.map(pos)); break;
-      case 'Polygon': if (x.coordinates.length > 0) polygons.push(x.coordinates.map((r) => r.map(pos))); break;
-      case 'MultiPolygon': for (const p of x.coordinates) if (p.length > 0) polygons.push(p.map((r) => r.map(pos))); break;
+      case 'LineString': lines.push(line(x.coordinates)); break;
+      case 'MultiLineString': for (const l of x.coordinates) lines.push(line(l)); break;
+      case 'Polygon': if (x.coordinates.length > 0) polygons.push(x.coordinates.map(line)); break;
+      case 'MultiPolygon': for (const p of x.coordinates) if (p.length > 0) polygons.push(p.map(line)); break;
       case 'GeometryCollection': for (const y of x.geometries) visit(y); break;
     }
   };
@@ -48,6 +50,30 @@ export function shapeOf(g: Geometry | null): Shape | null {
   if (lines.length > 0) return { kind: 'line', lines };
   if (points.length > 0) return { kind: 'point', points };
   return null;
+}
+
+/** Bounding box of a GeoJSON geometry without building anything (to reject most rows cheaply). */
+export function geometryBBox(g: Geometry): BBox | null {
+  const b: BBox = [Infinity, Infinity, -Infinity, -Infinity];
+  const add = (p: number[]): void => {
+    const x = p[0] as number;
+    const y = p[1] as number;
+    if (x < b[0]) b[0] = x;
+    if (y < b[1]) b[1] = y;
+    if (x > b[2]) b[2] = x;
+    if (y > b[3]) b[3] = y;
+  };
+  const visit = (x: Geometry): void => {
+    switch (x.type) {
+      case 'Point': add(x.coordinates); break;
+      case 'MultiPoint': case 'LineString': for (const p of x.coordinates) add(p); break;
+      case 'MultiLineString': case 'Polygon': for (const r of x.coordinates) for (const p of r) add(p); break;
+      case 'MultiPolygon': for (const poly of x.coordinates) for (const r of poly) for (const p of r) add(p); break;
+      case 'GeometryCollection': for (const y of x.geometries) visit(y); break;
+    }
+  };
+  visit(g);
+  return b[0] <= b[2] && b[1] <= b[3] ? b : null;
 }
 
 export function indexAoi(polygons: MultiPolygonCoords): AoiIndex {

@@ -11,7 +11,7 @@ import type { StatsResponse } from '../schemas/response.ts';
 import { DEFAULT_STATS } from '../schemas/common.ts';
 import { parseAoi } from '../geometry/aoi.ts';
 import { makeTransformer, transformBBox, transformPolygons, type PointTransform } from '../geometry/reproject.ts';
-import { bboxesOfPolygons, bboxOfPolygons } from '../geometry/bbox.ts';
+import { bboxesIntersect, bboxesOfPolygons, bboxOfPolygons } from '../geometry/bbox.ts';
 import { overlappingBoxes } from '../vector/overlap.ts';
 import { ellipsoidalAreaM2 } from '../geometry/geodesic.ts';
 import type { FoldRunner } from '../workers/pool.ts';
@@ -22,7 +22,7 @@ import { openGeoParquet } from '../vector/reader.ts';
 import { resolveColumns } from '../vector/columns.ts';
 import { pruneRowGroups } from '../vector/prune.ts';
 import { crsFromProjJson } from '../vector/crs.ts';
-import { indexAoi, meetsAoi, polygonOverlap, shapeOf, touchesPoint, type Shape } from '../vector/weights.ts';
+import { geometryBBox, indexAoi, meetsAoi, polygonOverlap, shapeOf, touchesPoint, type Shape } from '../vector/weights.ts';
 
 export interface VectorDeps {
   config: Config;
@@ -129,7 +129,14 @@ export async function vectorZonalStats(req: VectorRequest, deps: VectorDeps): Pr
         if (deps.signal?.aborted) throw deps.signal.reason;
         sliceStart = performance.now();
       }
-      const raw = shapeOf(batch.geometries[i] ?? null);
+      const geometry = batch.geometries[i] ?? null;
+      if (geometry === null) continue;
+      if (crs.isGeographic) {
+        // Most rows of a row group miss the AOI: reject them on their box before building anything.
+        const gb = geometryBBox(geometry);
+        if (gb === null || !lonLatBoxes.some((b) => bboxesIntersect(b, gb))) continue;
+      }
+      const raw = shapeOf(geometry);
       if (raw === null) continue;
       const shape = toLonLat(raw, fileToLonLat);
       const cols = statesFor(shape);
