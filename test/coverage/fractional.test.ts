@@ -374,7 +374,9 @@ describe('fractionalCoverage against independent per-cell clipping (fast-check)'
         const shifted: PolygonCoords = b.map((ring) => ring.map(([x, y]): Position => [x + 20, y]));
         const geometry = [a, shifted];
         const wide = { ...w, width: w.width + 20 };
-        expectGrid(fractionalCoverage(geometry, wide), referenceFractions(geometry, wide));
+        // Both sides round (the reference's shoelace on coordinates 20 px out too): seen 1.00000008e-9
+        // for seed -1830479033, so 2e-9 here; the known-answer cases keep 1e-9.
+        expectGrid(fractionalCoverage(geometry, wide), referenceFractions(geometry, wide), 2e-9);
       }),
       { numRuns: 100 },
     );
