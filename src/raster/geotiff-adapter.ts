@@ -148,6 +148,24 @@ function numbers(v: unknown): number[] {
 export async function readGeoTiffHeader(source: ByteSource, signal?: AbortSignal): Promise<GeoTiffHeader> {
   // One request learns the size and brings the header (HTTP: a range the server clips to the file).
   const header = await readHead(source, HEADER_BYTES, signal);
+  // That request also pinned the object's validator: an unchanged file's parsed header is reused.
+  const validator = (source as { validator?: () => string | undefined }).validator?.();
+  const key = validator === undefined ? undefined : `${source.url.href}\n${validator}`;
+  const cached = key === undefined ? undefined : parsedHeaders.get(key);
+  if (cached) return { ...cached, head: header };
+  const parsed = await parseHeader(source, header, signal);
+  if (key !== undefined) {
+    if (parsedHeaders.size >= PARSED_HEADERS) parsedHeaders.delete(parsedHeaders.keys().next().value as string);
+    parsedHeaders.set(key, { ...parsed, head: new ArrayBuffer(0) });
+  }
+  return parsed;
+}
+
+/** Parsed headers kept, per URL + validator (ETag, size, mtime): parsing a COG's IFDs costs ~5 ms. */
+const PARSED_HEADERS = 128;
+const parsedHeaders = new Map<string, GeoTiffHeader>();
+
+async function parseHeader(source: ByteSource, header: ArrayBuffer, signal?: AbortSignal): Promise<GeoTiffHeader> {
   const size = await source.size(signal);
   const client = geotiffClient(source, size, header, signal);
   // geotiff's types want a BaseSource; ours has the same shape (fetch, fileSize, close).
