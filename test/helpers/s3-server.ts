@@ -74,3 +74,27 @@ export async function startS3Server(opts: { bucket?: string; files?: Record<stri
     },
   };
 }
+
+/**
+ * Points the standard AWS variables (which src/source/s3.ts reads: endpoint, region, and credentials
+ * through the SDK's default chain) at a test server; returns the function that restores them.
+ */
+export function useS3Env(s3: S3Server): () => void {
+  const env: Record<string, string> = {
+    AWS_ENDPOINT_URL: s3.endpoint,
+    AWS_REGION: s3.region,
+    AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
+  };
+  const saved: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(env)) {
+    saved[k] = process.env[k];
+    process.env[k] = v;
+  }
+  return () => {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  };
+}

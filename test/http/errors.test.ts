@@ -16,7 +16,7 @@ import { buildApp } from '../../src/app.ts';
 import { openSource } from '../../src/source/resolve.ts';
 import { buildTestApp, FIXTURES, fixtureUrl, testConfig } from '../helpers/build-app.ts';
 import { startRangeServer, type RangeServer } from '../helpers/range-server.ts';
-import { startS3Server, type S3Server } from '../helpers/s3-server.ts';
+import { startS3Server, useS3Env, type S3Server } from '../helpers/s3-server.ts';
 import { expectNoLeaks, expectProblemWithout, LEAKS_COMMON, type Answer, type Leak, type Problem } from '../helpers/problem.ts';
 
 const RASTER = '/api/v1/zonal-stats/raster';
@@ -392,25 +392,13 @@ describe('problem+json for every status of CONTRACT §6', () => {
 
       describe('a missing s3 key', () => {
         let s3: S3Server;
-        const saved: Record<string, string | undefined> = {};
-        const env = (): Record<string, string> => ({
-          AWS_ENDPOINT_URL: s3.endpoint,
-          AWS_REGION: s3.region,
-          AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId,
-          AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
-        });
+        let restoreEnv: () => void;
         beforeAll(async () => {
           s3 = await startS3Server({ bucket: 'rasters', files: { 'tiny.tif': readFileSync(join(FIXTURES, 'raster/synthetic/tiny_int16.tif')) } });
-          for (const [k, v] of Object.entries(env())) {
-            saved[k] = process.env[k];
-            process.env[k] = v;
-          }
+          restoreEnv = useS3Env(s3);
         });
         afterAll(async () => {
-          for (const [k, v] of Object.entries(saved)) {
-            if (v === undefined) delete process.env[k];
-            else process.env[k] = v;
-          }
+          restoreEnv();
           await s3.close();
         });
 

@@ -11,7 +11,7 @@ import proj4 from 'proj4';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, FIXTURES, fixtureUrl } from '../helpers/build-app.ts';
 import { startRangeServer, type LoggedRequest, type RangeServer } from '../helpers/range-server.ts';
-import { startS3Server, type S3Server } from '../helpers/s3-server.ts';
+import { startS3Server, useS3Env, type S3Server } from '../helpers/s3-server.ts';
 
 const RASTER = '/api/v1/zonal-stats/raster';
 const TINY_PATH = '/raster/synthetic/tiny_int16.tif';
@@ -58,30 +58,16 @@ describe('the raster endpoint over each source kind', () => {
   let app: FastifyInstance;
   let web: RangeServer;
   let s3: S3Server;
-  const saved: Record<string, string | undefined> = {};
+  let restoreEnv: () => void;
 
   beforeAll(async () => {
     app = await buildTestApp();
     web = await startRangeServer({ root: FIXTURES });
     s3 = await startS3Server({ bucket: 'rasters', files: { 'cogs/tiny int16.tif': TINY_BYTES } });
-    // src/source/s3.ts reads the endpoint and region from the standard AWS variables and the
-    // credentials through the SDK's default chain (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY).
-    const env: Record<string, string> = {
-      AWS_ENDPOINT_URL: s3.endpoint,
-      AWS_REGION: s3.region,
-      AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
-    };
-    for (const [k, v] of Object.entries(env)) {
-      saved[k] = process.env[k];
-      process.env[k] = v;
-    }
+    restoreEnv = useS3Env(s3);
   });
   afterAll(async () => {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
+    restoreEnv();
     await app.close();
     await web.close();
     await s3.close();

@@ -14,7 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import { clearItemCache } from '../../src/stac/item.ts';
 import { buildTestApp, FIXTURES, fixtureUrl } from '../helpers/build-app.ts';
 import { startRangeServer, type RangeServer } from '../helpers/range-server.ts';
-import { startS3Server, type S3Server } from '../helpers/s3-server.ts';
+import { startS3Server, useS3Env, type S3Server } from '../helpers/s3-server.ts';
 import { expectProblemWithout, LEAKS_COMMON, type Answer as ProblemAnswer, type Leak, type Problem } from '../helpers/problem.ts';
 
 const RASTER = '/api/v1/zonal-stats/raster';
@@ -383,25 +383,13 @@ describe('STAC endpoints', () => {
 
     describe('an s3 href', () => {
       let s3: S3Server;
-      const saved: Record<string, string | undefined> = {};
+      let restoreEnv: () => void;
       beforeAll(async () => {
         s3 = await startS3Server({ bucket: 'stac', files: { 'tiles/tiny.tif': readFileSync(join(FIXTURES, 'raster/synthetic/tiny_uint8.tif')) } });
-        const env: Record<string, string> = {
-          AWS_ENDPOINT_URL: s3.endpoint,
-          AWS_REGION: s3.region,
-          AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId,
-          AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
-        };
-        for (const [k, v] of Object.entries(env)) {
-          saved[k] = process.env[k];
-          process.env[k] = v;
-        }
+        restoreEnv = useS3Env(s3);
       });
       afterAll(async () => {
-        for (const [k, v] of Object.entries(saved)) {
-          if (v === undefined) delete process.env[k];
-          else process.env[k] = v;
-        }
+        restoreEnv();
         await s3.close();
       });
 
