@@ -5,7 +5,8 @@
 import { setMaxListeners } from 'node:events';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ReadStats } from '../source/source.ts';
+import type { ByteSource, ReadStats } from '../source/source.ts';
+import type { AppDeps } from '../app.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -42,3 +43,16 @@ export const contextPlugin = fp(async (app: FastifyInstance) => {
     );
   });
 });
+
+/**
+ * What a use case needs from one request: config, worker pool, the client's abort signal, and a source
+ * opener that counts into this request's log line.
+ */
+export function useCaseDeps(deps: AppDeps, request: FastifyRequest) {
+  return {
+    config: deps.config,
+    runner: deps.runner,
+    signal: request.abortSignal,
+    openSource: (url: string): Promise<ByteSource> => deps.openSource(url, deps.config, { stats: request.readStats, signal: request.abortSignal }),
+  };
+}

@@ -42,3 +42,15 @@ export const ProblemSchema = Type.Object(
   { additionalProperties: true, title: 'Problem', description: 'RFC 9457 problem details.' },
 );
 export type Problem = Static<typeof ProblemSchema>;
+
+/** The problem+json answers every zonal-stats endpoint can give (CONTRACT §6). */
+export const ProblemResponses = {
+  400: ProblemSchema,
+  403: ProblemSchema,
+  415: ProblemSchema,
+  422: ProblemSchema,
+  500: ProblemSchema,
+  502: ProblemSchema,
+  503: ProblemSchema,
+  504: ProblemSchema,
+};

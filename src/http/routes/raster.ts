@@ -1,22 +1,12 @@
 /** POST /api/v1/zonal-stats/raster: schema + one call to the use case. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { RasterRequestSchema } from '../../schemas/raster.ts';
-import { ProblemSchema, StatsResponseSchema } from '../../schemas/response.ts';
+import { ProblemResponses, StatsResponseSchema } from '../../schemas/response.ts';
 import { rasterZonalStats } from '../../zonal/raster.ts';
 import { rasterStacStats } from '../../zonal/stac.ts';
 import { RasterStacRequestSchema } from '../../schemas/stac.ts';
 import type { AppDeps } from '../../app.ts';
-
-const errorResponses = {
-  400: ProblemSchema,
-  403: ProblemSchema,
-  415: ProblemSchema,
-  422: ProblemSchema,
-  500: ProblemSchema,
-  502: ProblemSchema,
-  503: ProblemSchema,
-  504: ProblemSchema,
-};
+import { useCaseDeps } from '../context.ts';
 
 export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
   app.post(
@@ -28,16 +18,11 @@ export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
         description:
           'Pixels whose centre lies inside the AOI count (a bare point selects the pixel that contains it). Values are scaled by the file\'s scale/offset; nodata, NaN and masked pixels are excluded and counted in `nodata`.',
         body: RasterRequestSchema,
-        response: { 200: StatsResponseSchema, ...errorResponses },
+        response: { 200: StatsResponseSchema, ...ProblemResponses },
       },
     },
     async (request) =>
-      rasterZonalStats(request.body, {
-        config: deps.config,
-        runner: deps.runner,
-        signal: request.abortSignal,
-        openSource: (url) => deps.openSource(url, deps.config, { stats: request.readStats, signal: request.abortSignal }),
-      }),
+      rasterZonalStats(request.body, useCaseDeps(deps, request)),
   );
 
   app.post(
@@ -49,15 +34,10 @@ export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
         description:
           "`url` is the STAC Item (http or https). The asset (`asset`, default the Item's first) is resolved against the Item's URL and answered exactly as the raster endpoint would; its `raster:bands` nodata/scale/offset apply where the file has none.",
         body: RasterStacRequestSchema,
-        response: { 200: StatsResponseSchema, ...errorResponses },
+        response: { 200: StatsResponseSchema, ...ProblemResponses },
       },
     },
     async (request) =>
-      rasterStacStats(request.body, {
-        config: deps.config,
-        runner: deps.runner,
-        signal: request.abortSignal,
-        openSource: (url) => deps.openSource(url, deps.config, { stats: request.readStats, signal: request.abortSignal }),
-      }),
+      rasterStacStats(request.body, useCaseDeps(deps, request)),
   );
 };

@@ -1,13 +1,12 @@
 /** POST /api/v1/zonal-stats/vector: schema + one call to the use case. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { VectorRequestSchema } from '../../schemas/vector.ts';
-import { ProblemSchema, VectorResponseSchema } from '../../schemas/response.ts';
+import { ProblemResponses, VectorResponseSchema } from '../../schemas/response.ts';
 import { vectorZonalStats } from '../../zonal/vector.ts';
 import { vectorStacStats } from '../../zonal/stac.ts';
 import { VectorStacRequestSchema } from '../../schemas/stac.ts';
 import type { AppDeps } from '../../app.ts';
-
-const errorResponses = { 400: ProblemSchema, 403: ProblemSchema, 415: ProblemSchema, 422: ProblemSchema, 500: ProblemSchema, 502: ProblemSchema, 503: ProblemSchema, 504: ProblemSchema };
+import { useCaseDeps } from '../context.ts';
 
 export const vectorRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
   app.post(
@@ -19,16 +18,11 @@ export const vectorRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
         description:
           'Polygon or circle: features whose intersection with the AOI has an area, weighted by that area (or by the share of the feature, `ratio`); `sum` is the areal share Σ value × intersection / feature area. Bare point: the features that contain or touch it. Point and line datasets are counted unweighted.',
         body: VectorRequestSchema,
-        response: { 200: VectorResponseSchema, ...errorResponses },
+        response: { 200: VectorResponseSchema, ...ProblemResponses },
       },
     },
     async (request) =>
-      vectorZonalStats(request.body, {
-        config: deps.config,
-        runner: deps.runner,
-        signal: request.abortSignal,
-        openSource: (url) => deps.openSource(url, deps.config, { stats: request.readStats, signal: request.abortSignal }),
-      }),
+      vectorZonalStats(request.body, useCaseDeps(deps, request)),
   );
 
   app.post(
@@ -40,15 +34,10 @@ export const vectorRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
         description:
           "`url` is the STAC Item (http or https). The asset (`asset`, default the Item's first) must have a .parquet/.geoparquet href or a Parquet media type (else 415); it is answered exactly as the vector endpoint would.",
         body: VectorStacRequestSchema,
-        response: { 200: VectorResponseSchema, ...errorResponses },
+        response: { 200: VectorResponseSchema, ...ProblemResponses },
       },
     },
     async (request) =>
-      vectorStacStats(request.body, {
-        config: deps.config,
-        runner: deps.runner,
-        signal: request.abortSignal,
-        openSource: (url) => deps.openSource(url, deps.config, { stats: request.readStats, signal: request.abortSignal }),
-      }),
+      vectorStacStats(request.body, useCaseDeps(deps, request)),
   );
 };
