@@ -2,63 +2,40 @@
  * The only file that imports geotiff.js (ARCHITECTURE §2: a heavy library enters through one adapter).
  *
  * geotiff.js parses the TIFF header (IFDs, GeoKeys, tag values) over our ByteSource; tile bytes are then
- * fetched by reader.ts and decoded here by `decodeTile`, which runs in a worker thread. geotiff's own
- * DEFLATE decoder (pako, JavaScript) is replaced by Node's native zlib, ~5× faster (issue 2 "known traps").
+ * fetched by reader.ts and decompressed by raster/codecs/ in worker threads, which borrow only geotiff's
+ * LZW and PackBits decoders from here. Predictors, byte order and bit packing are undone by
+ * raster/samples.ts (geotiff's own predictor step ignores the file's byte order).
  */
-import { inflateSync } from 'node:zlib';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { GeoTIFF as GeoTIFFClass, BaseDecoder as BaseDecoderClass, getDecoder as GetDecoder, addDecoder as AddDecoder } from 'geotiff';
+import type { GeoTIFF as GeoTIFFClass } from 'geotiff';
 import { readHead, type ByteSource } from '../source/source.ts';
-import { undoFloatingPoint, undoHorizontal } from './predictor.ts';
 
 /*
  * geotiff's main entry pulls in the `web-worker` package, which takes over any worker thread that
- * imports it. So worker threads load only geotiff's decoder registry (by file, past the package's
- * export map), and the main entry is imported lazily, on the main thread only.
+ * imports it. So worker threads load only geotiff's LZW and PackBits decoders (by file, past the
+ * package's export map), and the main entry is imported lazily, on the main thread only.
  */
 const geotiffDir = dirname(createRequire(import.meta.url).resolve('geotiff'));
 const moduleFile = (rel: string) => pathToFileURL(join(geotiffDir, '..', 'dist-module', rel)).href;
 
-interface DecoderRegistry {
-  getDecoder: typeof GetDecoder;
-}
-let registry: Promise<DecoderRegistry> | null = null;
+type BlockDecoder = new (parameters: object) => { decodeBlock(buffer: ArrayBuffer): ArrayBufferLike };
+const blockDecoders = new Map<number, Promise<BlockDecoder>>();
+const BLOCK_DECODER_FILES: Record<number, string> = { 5: 'compression/lzw.js', 32773: 'compression/packbits.js' };
 
-/** geotiff's decoders, with DEFLATE replaced by Node's native zlib. */
-function decoders(): Promise<DecoderRegistry> {
-  registry ??= (async () => {
-    const index = (await import(moduleFile('compression/index.js'))) as { getDecoder: typeof GetDecoder; addDecoder: typeof AddDecoder };
-    const base = (await import(moduleFile('compression/basedecoder.js'))) as { default: typeof BaseDecoderClass };
-    class NodeDeflateDecoder extends base.default {
-      decodeBlock(buffer: ArrayBufferLike): ArrayBufferLike {
-        const p = this.parameters;
-        const bits = Array.isArray(p.bitsPerSample) || ArrayBuffer.isView(p.bitsPerSample) ? Number((p.bitsPerSample as ArrayLike<number>)[0]) : Number(p.bitsPerSample);
-        const spp = p.planarConfiguration === 2 ? 1 : Array.isArray(p.bitsPerSample) ? p.bitsPerSample.length : 1;
-        // One output chunk of the tile's size: zlib's default 16 KiB chunks cost a copy per chunk.
-        const expected = p.tileWidth * p.tileHeight * spp * Math.ceil(bits / 8);
-        const out = inflateSync(new Uint8Array(buffer), { chunkSize: Math.max(16 * 1024, expected + 64) });
-        return out.buffer.slice(out.byteOffset, out.byteOffset + out.byteLength);
-      }
-
-      /** Predictors undone in place (raster/predictor.ts) rather than by geotiff's row-copying version. */
-      async decode(buffer: ArrayBufferLike): Promise<ArrayBufferLike> {
-        const decoded = this.decodeBlock(buffer) as ArrayBuffer;
-        const p = this.parameters;
-        const bitsList = Array.isArray(p.bitsPerSample) || ArrayBuffer.isView(p.bitsPerSample) ? Array.from(p.bitsPerSample as ArrayLike<number>, Number) : [Number(p.bitsPerSample)];
-        const spp = p.planarConfiguration === 2 ? 1 : bitsList.length;
-        const bits = bitsList[0] ?? 8;
-        const rows = Math.floor(decoded.byteLength / (p.tileWidth * spp * (bits / 8)));
-        if (p.predictor === 2) undoHorizontal(decoded, p.tileWidth, rows, spp, bits);
-        else if (p.predictor === 3) undoFloatingPoint(decoded, p.tileWidth, rows, spp, bits);
-        return decoded;
-      }
-    }
-    index.addDecoder([8, 32946], () => Promise.resolve(NodeDeflateDecoder), undefined, false);
-    return { getDecoder: index.getDecoder };
-  })();
-  return registry;
+/** LZW (5) or PackBits (32773) decompression by geotiff's decoders, without their predictor step. */
+export async function geotiffBlockDecode(compression: number, bytes: Uint8Array): Promise<Uint8Array> {
+  const file = BLOCK_DECODER_FILES[compression];
+  if (file === undefined) throw new Error(`geotiff block decoder for compression ${compression}`);
+  let decoder = blockDecoders.get(compression);
+  if (!decoder) {
+    decoder = import(moduleFile(file)).then((m) => (m as { default: BlockDecoder }).default);
+    blockDecoders.set(compression, decoder);
+  }
+  const Decoder = await decoder;
+  const input = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  return new Uint8Array(new Decoder({}).decodeBlock(input));
 }
 
 /** Everything a worker needs to decode one compressed tile into raw samples (plain data, cloneable). */
@@ -73,8 +50,14 @@ export interface TileCodec {
   tileWidth: number;
   tileHeight: number;
   littleEndian: boolean;
-  /** JPEG tables or LERC parameters, passed through to geotiff's decoders. */
-  extra: Record<string, unknown>;
+  /** TIFF PhotometricInterpretation: 1 min-is-black, 2 RGB, 3 palette, 6 YCbCr, … */
+  photometric: number;
+  /** TIFF FillOrder: 1 most significant bit first (the only order we read). */
+  fillOrder: number;
+  /** JPEGTables (a tables-only JPEG stream shared by all tiles), or null. */
+  jpegTables: Uint8Array | null;
+  /** LercParameters[1]: 0 none, 1 DEFLATE, 2 ZSTD around the LERC blob. */
+  lercAddCompression: number;
 }
 
 /** One IFD as the reader needs it. */
@@ -95,22 +78,17 @@ export interface IfdInfo {
 export interface GeoTiffHeader {
   ifds: IfdInfo[];
   geoKeys: Record<string, unknown> | null;
-  /** [x0, y0, dx, dy] of IFD 0, or null when the file has no georeferencing. */
-  affine: [number, number, number, number] | null;
-  rotated: boolean;
+  /**
+   * GDAL's geotransform of IFD 0 [x0, dx, rx, y0, ry, dy] (corner of pixel (0,0), PixelIsPoint already
+   * shifted by half a pixel as GDAL does), or null when the file has no affine georeferencing.
+   */
+  geoTransform: [number, number, number, number, number, number] | null;
+  /** Number of tie points when the file is georeferenced by ground control points only. */
+  gcpCount: number;
   gdalNodata: string | null;
   gdalMetadata: string | null;
   /** The first bytes of the file, read once: tiles inside them need no further request. */
   head: ArrayBuffer;
-}
-
-/** Compressions we decode; others get a clear 422 naming them. */
-const SUPPORTED_COMPRESSION: Record<number, string> = {
-  1: 'none', 5: 'LZW', 7: 'JPEG', 8: 'DEFLATE', 32946: 'DEFLATE', 32773: 'PackBits', 34887: 'LERC', 50000: 'ZSTD', 50001: 'WebP',
-};
-
-export function compressionSupported(compression: number): boolean {
-  return compression in SUPPORTED_COMPRESSION;
 }
 
 const MAX_IFDS = 64;
@@ -192,9 +170,8 @@ async function parseHeader(source: ByteSource, header: ArrayBuffer, signal?: Abo
     const bits = numbers(await fd.loadValue('BitsPerSample'));
     const formats = numbers(await fd.loadValue('SampleFormat'));
     const compression = Number((await fd.loadValue('Compression')) ?? 1);
-    const extra: Record<string, unknown> = {};
-    if (compression === 7) extra['JPEGTables'] = await fd.loadValue('JPEGTables');
-    if (compression === 34887) extra['LercParameters'] = await fd.loadValue('LercParameters');
+    const tables = compression === 7 ? await fd.loadValue('JPEGTables') : undefined;
+    const lerc = compression === 34887 ? numbers(await fd.loadValue('LercParameters')) : [];
     ifds.push({
       width,
       height,
@@ -214,31 +191,29 @@ async function parseHeader(source: ByteSource, header: ArrayBuffer, signal?: Abo
         tileWidth,
         tileHeight,
         littleEndian,
-        extra,
+        photometric: Number((await fd.loadValue('PhotometricInterpretation')) ?? 1),
+        fillOrder: Number((await fd.loadValue('FillOrder')) ?? 1),
+        jpegTables: tables ? Uint8Array.from(numbers(tables)) : null,
+        lercAddCompression: lerc[1] ?? 0,
       },
     });
   }
   if (first === null) throw new Error('no image');
   const fd = first.fileDirectory;
-  let affine: GeoTiffHeader['affine'] = null;
-  let rotated = false;
-  const transformation = numbers(await fd.loadValue('ModelTransformation'));
-  if (transformation.length >= 8) {
-    const [a = 0, b = 0, , c = 0, d = 0, e = 0, , f = 0] = transformation;
-    rotated = b !== 0 || d !== 0;
-    affine = [c, f, a, e];
-  } else if (fd.hasTag('ModelPixelScale') && fd.hasTag('ModelTiepoint')) {
-    const [sx = 1, sy = 1] = numbers(await fd.loadValue('ModelPixelScale'));
-    const [i = 0, j = 0, , x = 0, y = 0] = numbers(await fd.loadValue('ModelTiepoint'));
-    affine = [x - i * sx, y + j * sy, sx, -sy];
-  }
+  const geoKeys = (first.getGeoKeys() as Record<string, unknown> | null) ?? null;
+  const { geoTransform, gcpCount } = georeferencing(
+    numbers(await fd.loadValue('ModelTransformation')),
+    numbers(await fd.loadValue('ModelPixelScale')),
+    numbers(await fd.loadValue('ModelTiepoint')),
+    Number(geoKeys?.['GTRasterTypeGeoKey'] ?? 1) === 2,
+  );
   const nodata = await fd.loadValue('GDAL_NODATA');
   const metadata = await fd.loadValue('GDAL_METADATA');
   return {
     ifds,
-    geoKeys: (first.getGeoKeys() as Record<string, unknown> | null) ?? null,
-    affine,
-    rotated,
+    geoKeys,
+    geoTransform,
+    gcpCount,
     gdalNodata: typeof nodata === 'string' ? nodata : null,
     gdalMetadata: typeof metadata === 'string' ? metadata : null,
     head: header,
@@ -246,21 +221,31 @@ async function parseHeader(source: ByteSource, header: ArrayBuffer, signal?: Abo
 }
 
 /**
- * Decodes one compressed tile (or strip) into its raw bytes, predictor undone, in the file's byte
- * order. Runs in worker threads.
+ * GDAL's geotransform from the GeoTIFF tags, as GDAL's GTiff driver derives it: a tie point with a
+ * non-zero ModelPixelScale first, else a 16-value ModelTransformation; tie points without either are
+ * ground control points (no geotransform). Raster type PixelIsPoint moves the origin back half a pixel
+ * (GTIFF_POINT_GEO_IGNORE=FALSE, GDAL's default).
  */
-export async function decodeTile(codec: TileCodec, compressed: ArrayBuffer): Promise<ArrayBuffer> {
-  const { getDecoder } = await decoders();
-  const decoder = await getDecoder(codec.compression, {
-    tileWidth: codec.tileWidth,
-    tileHeight: codec.tileHeight,
-    predictor: codec.predictor,
-    bitsPerSample: codec.bitsPerSample,
-    planarConfiguration: codec.planarConfiguration,
-    samplesPerPixel: codec.samplesPerPixel,
-    ...codec.extra,
-  });
-  const out = await decoder.decode(compressed);
-  return out as ArrayBuffer;
+export function georeferencing(
+  transformation: number[],
+  scale: number[],
+  tiepoints: number[],
+  pixelIsPoint: boolean,
+): { geoTransform: GeoTiffHeader['geoTransform']; gcpCount: number } {
+  let gt: [number, number, number, number, number, number] | null = null;
+  const [sx = 0, sy = 0] = scale;
+  if (sx !== 0 && sy !== 0 && tiepoints.length >= 6) {
+    const [i = 0, j = 0, , x = 0, y = 0] = tiepoints;
+    gt = [x - i * sx, sx, 0, y + j * sy, 0, -sy];
+  } else if (transformation.length === 16) {
+    const t = transformation;
+    gt = [t[3] ?? 0, t[0] ?? 0, t[1] ?? 0, t[7] ?? 0, t[4] ?? 0, t[5] ?? 0];
+  } else if (tiepoints.length >= 6) {
+    return { geoTransform: null, gcpCount: Math.floor(tiepoints.length / 6) };
+  }
+  if (gt && pixelIsPoint) {
+    gt[0] -= gt[1] * 0.5 + gt[2] * 0.5;
+    gt[3] -= gt[4] * 0.5 + gt[5] * 0.5;
+  }
+  return { geoTransform: gt, gcpCount: 0 };
 }
-

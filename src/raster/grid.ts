@@ -1,18 +1,25 @@
 /**
- * A raster's pixel grid (pure). North-up affine only: x = x0 + col·dx, y = y0 + row·dy with dy < 0 for
- * the usual top-left origin. Pixel (col,row) covers [col, col+1) × [row, row+1) in pixel units; its
- * centre is (col + 0.5, row + 0.5). No half-pixel shifts anywhere (PixelIsArea).
+ * A raster's pixel grid (pure): GDAL's affine geotransform
+ *   x = x0 + col·dx + row·rx,   y = y0 + col·ry + row·dy
+ * (rx, ry are GDAL's gt[2] and gt[4]: zero for north-up and south-up grids, non-zero when rotated).
+ * Pixel (col,row) covers [col, col+1) × [row, row+1) in pixel units; its centre is (col + 0.5, row + 0.5).
+ * The origin is the corner of pixel (0,0) as GDAL reports it (PixelIsPoint files are shifted by half a
+ * pixel when the header is read, as GDAL does).
  */
 
 export interface Grid {
-  /** World x of the left edge of column 0. */
+  /** World x of the corner of pixel (0,0). */
   readonly x0: number;
-  /** World y of the top edge of row 0. */
+  /** World y of the corner of pixel (0,0). */
   readonly y0: number;
-  /** Pixel width in CRS units (> 0). */
+  /** x step per column (GDAL gt[1]). */
   readonly dx: number;
-  /** Pixel height in CRS units (< 0 for north-up). */
+  /** y step per row (GDAL gt[5]; < 0 for north-up, > 0 for south-up). */
   readonly dy: number;
+  /** x step per row (GDAL gt[2]); 0 unless rotated. */
+  readonly rx?: number;
+  /** y step per column (GDAL gt[4]); 0 unless rotated. */
+  readonly ry?: number;
   readonly width: number;
   readonly height: number;
 }
@@ -27,12 +34,28 @@ export interface PixelWindow {
 
 /** World → fractional pixel coordinates (column, row) on the grid. */
 export function toPixel(grid: Grid, x: number, y: number): [number, number] {
-  return [(x - grid.x0) / grid.dx, (y - grid.y0) / grid.dy];
+  const rx = grid.rx ?? 0;
+  const ry = grid.ry ?? 0;
+  if (rx === 0 && ry === 0) return [(x - grid.x0) / grid.dx, (y - grid.y0) / grid.dy];
+  const det = grid.dx * grid.dy - rx * ry;
+  const u = x - grid.x0;
+  const v = y - grid.y0;
+  return [(grid.dy * u - rx * v) / det, (grid.dx * v - ry * u) / det];
 }
 
 /** Fractional pixel coordinates → world. */
 export function toWorld(grid: Grid, col: number, row: number): [number, number] {
-  return [grid.x0 + col * grid.dx, grid.y0 + row * grid.dy];
+  return [grid.x0 + col * grid.dx + row * (grid.rx ?? 0), grid.y0 + col * (grid.ry ?? 0) + row * grid.dy];
+}
+
+/** Whether the grid has rotation terms. */
+export function isRotated(grid: Grid): boolean {
+  return (grid.rx ?? 0) !== 0 || (grid.ry ?? 0) !== 0;
+}
+
+/** Length in CRS units of a pixel's side along a row and along a column. */
+export function pixelSize(grid: Grid): { alongRow: number; alongColumn: number } {
+  return { alongRow: Math.hypot(grid.dx, grid.ry ?? 0), alongColumn: Math.hypot(grid.rx ?? 0, grid.dy) };
 }
 
 /** Pixel count of a window. */

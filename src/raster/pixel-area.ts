@@ -1,12 +1,12 @@
 /**
  * True ground area of pixels on the WGS84 ellipsoid, for `data_area` (CONTRACT §5), pure.
- * - Geographic grids: the exact area of the cell between two parallels and two meridians, per row.
+ * - Geographic grids (not rotated): the exact area of the cell between two parallels and two meridians, per row.
  * - Projected grids: the geodesic area of the pixel's outline mapped back to lon/lat, sampled on a
  *   lattice at most LATTICE_M metres (and LATTICE_PX pixels) apart and interpolated bilinearly in
  *   between. Area scale varies smoothly across a projection, so the error is second order: on UTM,
  *   (h²/8)·(2/R²) ≈ 1.5e-7 relative at h = 5 km, far below what any statistic needs.
  */
-import type { Grid, PixelWindow } from './grid.ts';
+import { isRotated, pixelSize, toWorld, type Grid, type PixelWindow } from './grid.ts';
 import { latLonCellAreaM2, ellipsoidalAreaM2 } from '../geometry/geodesic.ts';
 import { makeTransformer } from '../geometry/reproject.ts';
 import type { Position, Ring } from '../geometry/types.ts';
@@ -26,7 +26,7 @@ const WGS84 = '+proj=longlat +datum=WGS84 +no_defs';
 export function pixelAreas(spec: PixelAreaSpec, window: PixelWindow): Float64Array {
   const { grid } = spec;
   const out = new Float64Array(window.width * window.height);
-  if (spec.isGeographic) {
+  if (spec.isGeographic && !isRotated(grid)) {
     const dLon = Math.abs(grid.dx);
     for (let r = 0; r < window.height; r++) {
       const row = window.row0 + r;
@@ -38,7 +38,9 @@ export function pixelAreas(spec: PixelAreaSpec, window: PixelWindow): Float64Arr
     return out;
   }
   const toLonLat = makeTransformer(spec.proj4, WGS84).forward;
-  const pixelSizeM = Math.max(Math.abs(grid.dx), Math.abs(grid.dy));
+  const size = pixelSize(grid);
+  // A rotated lon/lat grid also takes this path: its pixel size in degrees, as metres at the equator.
+  const pixelSizeM = Math.max(size.alongRow, size.alongColumn) * (spec.isGeographic ? 111_320 : 1);
   // Pixel edges are straight in the projection, not geodesics: subdivide big pixels' edges.
   const steps = pixelSizeM <= 100 ? 1 : pixelSizeM <= 1000 ? 4 : 8;
   const areaAt = (col: number, row: number): number => {
@@ -51,7 +53,7 @@ export function pixelAreas(spec: PixelAreaSpec, window: PixelWindow): Float64Arr
         const t = s / steps;
         const c = c0 + (c1 - c0) * t;
         const r = r0 + (r1 - r0) * t;
-        ring.push(toLonLat([grid.x0 + c * grid.dx, grid.y0 + r * grid.dy]));
+        ring.push(toLonLat(toWorld(grid, c, r)));
       }
     }
     ring.push(ring[0] as Position);

@@ -1,12 +1,24 @@
 /**
- * TIFF predictors undone in place (pure). geotiff.js's JavaScript version copies every row and works
- * byte by byte; on Float32 COGs that was half the CPU of a query (bench/raster). Output is in the
- * machine's (little-endian) byte order for predictor 3, and in the file's order for predictor 2.
+ * TIFF predictors undone in place (pure). geotiff.js's JavaScript version copies every row, works byte
+ * by byte and ignores the file's byte order; on Float32 COGs it was half the CPU of a query (bench/raster).
+ * Both functions leave samples in the machine's (little-endian) byte order: predictor 2 expects its input
+ * already swapped to machine order (as libtiff swaps before accumulating), predictor 3's byte planes are
+ * most-significant first whatever the file's byte order.
  */
 
-/** Horizontal differencing (predictor 2) for 8/16/32-bit samples, `spp` samples per pixel. */
+/** Horizontal differencing (predictor 2) for 8/16/32/64-bit samples in machine order, `spp` samples per pixel. */
 export function undoHorizontal(buf: ArrayBuffer, width: number, rows: number, spp: number, bits: number): void {
   const stride = width * spp;
+  if (bits === 64) {
+    const big = new BigUint64Array(buf, 0, buf.byteLength >> 3);
+    const n = Math.min(rows, Math.floor(big.length / stride));
+    // Typed-array stores wrap modulo 2^64, as libtiff's unsigned sums do.
+    for (let r = 0; r < n; r++) {
+      const base = r * stride;
+      for (let i = base + spp; i < base + stride; i++) big[i] = (big[i] as bigint) + (big[i - spp] as bigint);
+    }
+    return;
+  }
   const arr = bits === 8 ? new Uint8Array(buf) : bits === 16 ? new Uint16Array(buf, 0, buf.byteLength >> 1) : bits === 32 ? new Uint32Array(buf, 0, buf.byteLength >> 2) : null;
   if (arr === null) throw new Error(`predictor 2 with ${bits}-bit samples`);
   const n = Math.min(rows, Math.floor(arr.length / stride));

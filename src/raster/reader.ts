@@ -6,7 +6,9 @@ import type { ByteSource } from '../source/source.ts';
 import { SourceError } from '../source/source.ts';
 import { ZonalError } from '../errors.ts';
 import type { Grid } from './grid.ts';
-import { compressionSupported, readGeoTiffHeader, type IfdInfo, type TileCodec } from './geotiff-adapter.ts';
+import { readGeoTiffHeader, type IfdInfo, type TileCodec } from './geotiff-adapter.ts';
+import { compressionName, compressionSupported } from './codecs/index.ts';
+import { sampleType } from './samples.ts';
 import { parseBandScaling, parseNodata, type BandScaling } from './gdal-metadata.ts';
 import { crsFromGeoKeys, type CrsInfo } from '../geometry/crs.ts';
 
@@ -36,24 +38,46 @@ export interface RasterReader {
   readTile(ifd: IfdInfo, index: number, signal?: AbortSignal): Promise<ArrayBuffer | null>;
 }
 
-const DTYPES: Record<string, string> = {
-  '1/8': 'uint8', '2/8': 'int8', '1/16': 'uint16', '2/16': 'int16', '1/32': 'uint32', '2/32': 'int32',
-  '1/64': 'uint64', '2/64': 'int64', '3/32': 'float32', '3/64': 'float64',
-};
-
-/** Sample type name, or null when we do not read it (1-bit, 4-bit, 24-bit, float16…). */
+/** The data type of a sample ("uint8" … "float64"; packed depths widened), or null when we do not read it. */
 export function dtypeOf(codec: TileCodec, sample: number): string | null {
-  return DTYPES[`${codec.sampleFormat[sample] ?? 1}/${codec.bitsPerSample[sample] ?? 8}`] ?? null;
+  const type = sampleType(codec.sampleFormat[sample] ?? 1, codec.bitsPerSample[sample] ?? 8);
+  return 'dtype' in type ? type.dtype : null;
 }
 
 function isMask(ifd: IfdInfo): boolean {
   return (ifd.subfileType & 4) !== 0;
 }
 
-function checkReadable(ifd: IfdInfo, what: string): void {
-  if (!compressionSupported(ifd.codec.compression)) {
-    throw new ZonalError('unsupported_raster', `The ${what} uses TIFF compression ${ifd.codec.compression}, which this service does not decode.`);
+function refuse(what: string): ZonalError {
+  return new ZonalError('unsupported_raster', `The raster ${what}, which this service cannot read exactly.`);
+}
+
+/**
+ * Every reason an IFD's tiles could not be decoded exactly, checked before any tile is read, so that a
+ * file we cannot read is a 422 naming why rather than a wrong number.
+ */
+export function checkReadable(codec: TileCodec, what = 'raster'): void {
+  const { compression, predictor } = codec;
+  if (!compressionSupported(compression)) throw refuse(`uses ${compressionName(compression)}`);
+  const bits = codec.bitsPerSample[0] ?? 8;
+  const format = codec.sampleFormat[0] ?? 1;
+  const mixed = codec.bitsPerSample.some((b) => b !== bits) || codec.sampleFormat.some((f) => f !== format);
+  if (mixed) throw refuse(`has bands of different sample types (${codec.bitsPerSample.join('/')} bits)`);
+  const type = sampleType(format, bits);
+  if ('refuse' in type) throw refuse(`${what === 'raster' ? 'has' : `mask has`} ${type.refuse}`);
+  if (codec.fillOrder !== 1) throw refuse('stores bits least significant first (FillOrder 2)');
+  if (predictor !== 1 && predictor !== 2 && predictor !== 3) throw refuse(`uses TIFF predictor ${predictor}`);
+  if (predictor === 2 && ![8, 16, 32, 64].includes(bits)) throw refuse(`uses the horizontal predictor on ${bits}-bit samples`);
+  if (predictor === 3 && format !== 3) throw refuse('uses the floating-point predictor on integer samples');
+  const spp = codec.planarConfiguration === 2 ? 1 : codec.samplesPerPixel;
+  if (compression === 7 && (bits !== 8 || (spp !== 1 && spp !== 3))) {
+    throw refuse(bits !== 8 ? `is ${bits}-bit JPEG` : `is JPEG with ${spp} samples per pixel`);
   }
+  if (compression === 50001 && (bits !== 8 || codec.planarConfiguration !== 1 || (spp !== 3 && spp !== 4))) {
+    throw refuse(`is WebP with ${spp} ${bits}-bit samples per pixel (GDAL writes 3 or 4 8-bit bands)`);
+  }
+  if (compression === 34887 && (bits % 8 !== 0 || (format === 3 && bits === 16))) throw refuse(`is LERC with ${bits}-bit samples`);
+  if (codec.photometric === 6 && compression !== 7) throw refuse('is YCbCr without JPEG compression');
 }
 
 /**
@@ -71,29 +95,28 @@ export async function openRaster(source: ByteSource, signal?: AbortSignal): Prom
   const images = header.ifds.filter((ifd) => !isMask(ifd));
   const base = images[0];
   if (!base) throw new ZonalError('invalid_source', 'The source is not a readable GeoTIFF.');
-  if (!header.affine) throw new ZonalError('missing_crs', 'The raster has no georeferencing (no geotransform).');
-  if (header.rotated) throw new ZonalError('unsupported_raster', 'The raster grid is rotated; only north-up rasters are supported.');
-  const crs = crsFromGeoKeys(header.geoKeys ?? {});
-  const dtype = dtypeOf(base.codec, 0);
-  if (dtype === null) {
-    throw new ZonalError('unsupported_raster', `The raster's sample type (${base.codec.bitsPerSample[0]}-bit) is not supported.`);
+  if (!header.geoTransform) {
+    if (header.gcpCount > 0) {
+      throw new ZonalError('missing_crs', `The raster is georeferenced by ${header.gcpCount} ground control points, not by a geotransform; warp it to a grid first (gdalwarp).`);
+    }
+    throw new ZonalError('missing_crs', 'The raster has no georeferencing (no geotransform).');
   }
-  checkReadable(base, 'raster');
-  const [x0, y0, dx, dy] = header.affine;
+  const crs = crsFromGeoKeys(header.geoKeys ?? {});
+  checkReadable(base.codec);
+  const dtype = dtypeOf(base.codec, 0) as string;
+  const [x0, dx, rx, y0, ry, dy] = header.geoTransform;
+  if (dx * dy - rx * ry === 0) throw new ZonalError('invalid_source', 'The raster’s geotransform is degenerate (zero pixel size).');
   const masks = header.ifds.filter(isMask);
   const levels: RasterLevel[] = [];
   for (const ifd of images) {
     // Overviews of another shape (e.g. a thumbnail of other bands) are not levels of this raster.
     if (ifd.codec.samplesPerPixel !== base.codec.samplesPerPixel || ifd.width > base.width) continue;
-    const grid: Grid = {
-      x0,
-      y0,
-      dx: (dx * base.width) / ifd.width,
-      dy: (dy * base.height) / ifd.height,
-      width: ifd.width,
-      height: ifd.height,
-    };
+    // An overview spans the same extent with fewer pixels: column steps scale with the width ratio, row steps with the height's.
+    const fx = base.width / ifd.width;
+    const fy = base.height / ifd.height;
+    const grid: Grid = { x0, y0, dx: dx * fx, dy: dy * fy, rx: rx * fy, ry: ry * fx, width: ifd.width, height: ifd.height };
     const mask = masks.find((m) => m.width === ifd.width && m.height === ifd.height) ?? null;
+    if (mask) checkReadable(mask.codec, 'mask');
     levels.push({ index: levels.length, grid, ifd, mask });
   }
   const bandCount = base.codec.samplesPerPixel;

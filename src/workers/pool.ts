@@ -5,6 +5,7 @@
 import { Piscina } from 'piscina';
 import { foldTiles, type FoldTask, type FoldResult } from '../zonal/fold.ts';
 import { unionArea } from './fold-worker.ts';
+import { preloadImageCodecs } from '../raster/codecs/image.ts';
 import type { MultiPolygonCoords } from '../geometry/types.ts';
 
 export interface FoldRunner {
@@ -37,6 +38,9 @@ export function createFoldRunner(workers: number): FoldRunner {
       async close() {},
     };
   }
+  // sharp's native libraries must be loaded by the main thread before any worker loads them (glibc).
+  // A failure here resurfaces as a decode error of the first JPEG or WebP tile, not as a crash.
+  const preload = preloadImageCodecs().catch(() => undefined);
   const self = new URL(import.meta.url);
   const isTs = self.pathname.endsWith('.ts');
   const pool = new Piscina({
@@ -52,6 +56,7 @@ export function createFoldRunner(workers: number): FoldRunner {
     async run(task, signal) {
       pending++;
       try {
+        await preload;
         return (await pool.run(task, signal ? { signal } : {})) as FoldResult;
       } finally {
         pending--;

@@ -3,8 +3,10 @@
  * the AOI's pixels in each, apply validity and scale/offset, feed one accumulator per band. Runs in a
  * worker thread (src/workers/fold-worker.ts) or inline; its input and output are plain cloneable data.
  */
-import { decodeTile, type TileCodec } from '../raster/geotiff-adapter.ts';
-import { sampleView, unpackMask, type SampleView } from '../raster/pixels.ts';
+import type { TileCodec } from '../raster/geotiff-adapter.ts';
+import { decompress } from '../raster/codecs/index.ts';
+import { toSamples, type SampleView } from '../raster/samples.ts';
+import { unpackMask } from '../raster/pixels.ts';
 import { intersectWindows, type PixelWindow } from '../raster/grid.ts';
 import { pixelAreas, type PixelAreaSpec } from '../raster/pixel-area.ts';
 import { centerCoverage } from '../coverage/center.ts';
@@ -83,9 +85,9 @@ function coverageFor(task: FoldTask, win: PixelWindow): Coverage | null {
   }
 }
 
-async function decodePlane(codec: TileCodec, bytes: ArrayBuffer | null, samples: number): Promise<SampleView | null> {
+async function decodePlane(codec: TileCodec, bytes: ArrayBuffer | null, rows: number, samples: number): Promise<SampleView | null> {
   if (bytes === null) return null;
-  const view = sampleView(codec, await decodeTile(codec, bytes));
+  const view = toSamples(codec, await decompress(codec, bytes), rows);
   if (view.array.length < samples) throw new Error('decoded tile is shorter than expected');
   return view;
 }
@@ -106,11 +108,11 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
     if (!win) continue;
     const cov = coverageFor(task, win);
     if (!cov) continue;
-    const planes = await Promise.all(tile.planes.map((p) => decodePlane(codec, p, tw * tileRows * spp)));
+    const planes = await Promise.all(tile.planes.map((p) => decodePlane(codec, p, tileRows, tw * tileRows * spp)));
     let mask: Uint8Array | null = null;
     if (task.hasMask && task.maskCodec) {
       mask = tile.mask
-        ? unpackMask(task.maskCodec, await decodeTile(task.maskCodec, tile.mask), task.maskCodec.tileWidth, Math.min(task.maskCodec.tileHeight, task.levelHeight - tile.row0))
+        ? unpackMask(task.maskCodec, (await decompress(task.maskCodec, tile.mask)).bytes, task.maskCodec.tileWidth, Math.min(task.maskCodec.tileHeight, task.levelHeight - tile.row0))
         : new Uint8Array(tw * tileRows);
     }
     const areas = task.area ? pixelAreas(task.area, cov.window) : null;

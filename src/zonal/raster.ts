@@ -15,7 +15,7 @@ import type { Aoi, MultiPolygonCoords } from '../geometry/types.ts';
 import { parseStatNames, type StatName } from '../stats/names.ts';
 import { createAccumulator } from '../stats/accumulator.ts';
 import { openRaster, type RasterLevel, type RasterReader } from '../raster/reader.ts';
-import { intersectWindows, toPixel, windowSize, type PixelWindow } from '../raster/grid.ts';
+import { intersectWindows, pixelSize, toPixel, toWorld, windowSize, type Grid, type PixelWindow } from '../raster/grid.ts';
 import { centerCoverage } from '../coverage/center.ts';
 import { chooseLevel, tilesTouched, toPixelGeometry, windowOf } from '../raster/window.ts';
 import { effectiveNodata } from '../raster/pixels.ts';
@@ -56,6 +56,8 @@ interface Plan {
   selection: Selection;
   window: PixelWindow | null;
   geometry: MultiPolygonCoords | null;
+  /** Pixels of the windows of the AOI's parts (what the pixel limits count; the parts may lie far apart). */
+  pixels: number;
 }
 
 function planOn(level: RasterLevel, aoiInCrs: { point: [number, number] } | { polygons: MultiPolygonCoords }, rule: PixelRule): Plan {
@@ -70,10 +72,49 @@ function planOn(level: RasterLevel, aoiInCrs: { point: [number, number] } | { po
       selection: { kind: 'point', col, row },
       window: inside ? { col0: c, row0: r, width: 1, height: 1 } : null,
       geometry: null,
+      pixels: inside ? 1 : 0,
     };
   }
   const geometry = toPixelGeometry(grid, aoiInCrs.polygons);
-  return { level, selection: { kind: 'polygon', geometry, rule }, window: windowOf(geometry, grid), geometry };
+  const window = windowOf(geometry, grid);
+  const parts = geometry.reduce((n, part) => {
+    const w = windowOf([part], grid);
+    return n + (w ? windowSize(w) : 0);
+  }, 0);
+  return { level, selection: { kind: 'polygon', geometry, rule }, window, geometry, pixels: window ? Math.min(parts, windowSize(window)) : 0 };
+}
+
+/** West and east edges (longitudes) of a geographic grid. */
+function lonExtent(grid: Grid): [number, number] {
+  const xs = [toWorld(grid, 0, 0)[0], toWorld(grid, grid.width, 0)[0], toWorld(grid, 0, grid.height)[0], toWorld(grid, grid.width, grid.height)[0]];
+  return [Math.min(...xs), Math.max(...xs)];
+}
+
+/** Shifts by whole turns (−720 … 720) that bring longitudes [west, east] onto the grid's extent. */
+function turnsOnto(west: number, east: number, grid: Grid): number[] {
+  const [gw, ge] = lonExtent(grid);
+  return [0, -360, 360, -720, 720].filter((s) => east + s > gw && west + s < ge);
+}
+
+/**
+ * Longitudes wrap: a lon/lat raster whose extent is any 360° window (0..360 like GFS or ERA5, −30..330, …)
+ * is read for AOIs given in −180..180. Each AOI part is placed at every whole-turn shift that meets the
+ * grid; copies 360° apart never select the same pixel centre of a grid at most 360° wide.
+ */
+function wrapPolygons(polygons: MultiPolygonCoords, grid: Grid): MultiPolygonCoords {
+  const out: MultiPolygonCoords = [];
+  for (const polygon of polygons) {
+    let west = Infinity;
+    let east = -Infinity;
+    for (const [x] of polygon[0] ?? []) {
+      if (x < west) west = x;
+      if (x > east) east = x;
+    }
+    const shifts = turnsOnto(west, east, grid);
+    if (shifts.length === 0) out.push(polygon);
+    for (const s of shifts) out.push(s === 0 ? polygon : polygon.map((ring) => ring.map(([x, y]) => [x + s, y] as [number, number])));
+  }
+  return out;
 }
 
 function projectAoi(aoi: Aoi, reader: RasterReader): { point: [number, number] } | { polygons: MultiPolygonCoords } {
@@ -83,11 +124,14 @@ function projectAoi(aoi: Aoi, reader: RasterReader): { point: [number, number] }
   if (aoi.kind === 'point') {
     const p = toCrs([aoi.lon, aoi.lat]);
     if (!Number.isFinite(p[0]) || !Number.isFinite(p[1])) return { point: [Number.NaN, Number.NaN] };
-    return { point: p };
+    const shift = crs.isGeographic ? turnsOnto(p[0], p[0], grid)[0] ?? 0 : 0;
+    return { point: [p[0] + shift, p[1]] };
   }
   // Densify so that edges stay true to within 1/100 of a pixel in the raster's CRS.
-  const tolerance = Math.min(Math.abs(grid.dx), Math.abs(grid.dy)) / 100;
-  return { polygons: transformPolygons(aoi.polygons, toCrs, tolerance) };
+  const { alongRow, alongColumn } = pixelSize(grid);
+  const tolerance = Math.min(alongRow, alongColumn) / 100;
+  const polygons = transformPolygons(aoi.polygons, toCrs, tolerance);
+  return { polygons: crs.isGeographic ? wrapPolygons(polygons, grid) : polygons };
 }
 
 /** Statistics of the raster at `req.url` inside `req.aoi` (CONTRACT §5 raster rules). */
@@ -125,20 +169,20 @@ export async function rasterZonalStats(req: RasterRequest, deps: RasterDeps): Pr
   let plan = base;
   if (approx && base.window && aoi.kind === 'area') {
     const plans = info.levels.map((level) => (level.index === 0 ? base : planOn(level, aoiInCrs, rule)));
-    const chosen = chooseLevel(plans.length, (i) => (plans[i]?.window ? windowSize(plans[i]!.window!) : 0), APPROX_MIN_PIXELS);
+    const chosen = chooseLevel(plans.length, (i) => plans[i]?.pixels ?? 0, APPROX_MIN_PIXELS);
     plan = plans[chosen] as Plan;
-    if (plan.window && windowSize(plan.window) > config.maxApproxPixels) {
+    if (plan.pixels > config.maxApproxPixels) {
       throw new ZonalError(
         'too_many_pixels',
-        `Even at its coarsest overview the area of interest covers ${windowSize(plan.window).toLocaleString('en')} pixels, above the hard limit of ${config.maxApproxPixels.toLocaleString('en')}.`,
+        `Even at its coarsest overview the area of interest covers ${plan.pixels.toLocaleString('en')} pixels, above the hard limit of ${config.maxApproxPixels.toLocaleString('en')}.`,
         { limit_pixels: config.maxApproxPixels },
       );
     }
-  } else if (!approx && base.window && windowSize(base.window) > config.maxPixels) {
+  } else if (!approx && base.pixels > config.maxPixels) {
     throw new ZonalError(
       'too_many_pixels',
-      `The area of interest covers a window of ${windowSize(base.window).toLocaleString('en')} pixels, above the limit of ${config.maxPixels.toLocaleString('en')} (use approx_stats to read an overview).`,
-      { limit_pixels: config.maxPixels, window_pixels: windowSize(base.window) },
+      `The area of interest covers a window of ${base.pixels.toLocaleString('en')} pixels, above the limit of ${config.maxPixels.toLocaleString('en')} (use approx_stats to read an overview).`,
+      { limit_pixels: config.maxPixels, window_pixels: base.pixels },
     );
   }
 
