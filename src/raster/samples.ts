@@ -26,8 +26,8 @@ export interface SampleView {
 export type SampleType = { dtype: string } | { refuse: string };
 
 /**
- * How samples of `bits` bits in TIFF SampleFormat `format` are read (GDAL's mapping): unsigned depths
- * 1–7 as uint8, 9–15 as uint16, 17–31 as uint32; 16-bit floats as float32.
+ * How samples of `bits` bits in TIFF SampleFormat `format` are read (GDAL's mapping): depths 1–7 as
+ * uint8, 9–15 as uint16, 17–31 as uint32 (signed ones too, as GDAL reads them); 16-bit floats as float32.
  */
 export function sampleType(format: number, bits: number): SampleType {
   // SampleFormat 4 ("undefined") is read as unsigned, as GDAL does.
@@ -39,7 +39,11 @@ export function sampleType(format: number, bits: number): SampleType {
   } else if (format === 2) {
     const signed: Record<number, string> = { 8: 'int8', 16: 'int16', 32: 'int32', 64: 'int64' };
     if (signed[bits]) return { dtype: signed[bits] };
-    return { refuse: `signed ${bits}-bit samples` };
+    // Signed depths that are not whole words are values of the unsigned n-bit domain to GDAL: its writer
+    // stores them so (PIXELTYPE=SIGNEDBYTE NBITS=4 keeps 15 as 15) and its reader does not sign-extend.
+    if (bits >= 1 && bits <= 8) return { dtype: 'uint8' };
+    if (bits <= 16) return { dtype: 'uint16' };
+    if (bits <= 32) return { dtype: 'uint32' };
   } else if (format === 3) {
     if (bits === 16 || bits === 32) return { dtype: 'float32' };
     if (bits === 64) return { dtype: 'float64' };
