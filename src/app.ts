@@ -13,13 +13,9 @@ import { metaRoutes } from './http/routes/meta.ts';
 import { rasterRoutes } from './http/routes/raster.ts';
 import { vectorRoutes } from './http/routes/vector.ts';
 import { openSource as defaultOpenSource } from './source/resolve.ts';
-import { createFoldRunner, type FoldRunner } from './workers/pool.ts';
+import { createFoldRunner } from './workers/pool.ts';
+import type { AppDeps } from './http/deps.ts';
 
-export interface AppDeps {
-  config: Config;
-  openSource: typeof defaultOpenSource;
-  runner: FoldRunner;
-}
 
 export interface BuildOptions {
   /** Replace the source opener (tests that need a different resolver). */

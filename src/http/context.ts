@@ -6,7 +6,7 @@ import { setMaxListeners } from 'node:events';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ByteSource, ReadStats } from '../source/source.ts';
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from './deps.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

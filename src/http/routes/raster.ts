@@ -5,7 +5,7 @@ import { ProblemResponses, StatsResponseSchema } from '../../schemas/response.ts
 import { rasterZonalStats } from '../../zonal/raster.ts';
 import { rasterStacStats } from '../../zonal/stac.ts';
 import { RasterStacRequestSchema } from '../../schemas/stac.ts';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../deps.ts';
 import { useCaseDeps } from '../context.ts';
 
 export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {

@@ -5,7 +5,7 @@ import { ProblemResponses, VectorResponseSchema } from '../../schemas/response.t
 import { vectorZonalStats } from '../../zonal/vector.ts';
 import { vectorStacStats } from '../../zonal/stac.ts';
 import { VectorStacRequestSchema } from '../../schemas/stac.ts';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../deps.ts';
 import { useCaseDeps } from '../context.ts';
 
 export const vectorRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
