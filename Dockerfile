@@ -2,7 +2,7 @@
 # Production image: Node 20 on Debian slim, production dependencies only, non-root, health-checked.
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim

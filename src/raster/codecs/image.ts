@@ -60,6 +60,8 @@ async function rawPixels(input: Uint8Array, channels: number, alpha: 'ensure' | 
   let img = sharp(input, { failOn: 'error', limitInputPixels: 1 << 26 });
   if (alpha === 'ensure') img = img.ensureAlpha();
   else if (alpha === 'remove') img = img.removeAlpha();
+  // sharp writes raw output in sRGB, which makes a grey JPEG three equal channels: keep the first.
+  if (channels === 1) img = img.extractChannel(0);
   const { data, info } = await img.raw().toBuffer({ resolveWithObject: true });
   if (info.channels !== channels) throw new Error(`decoded image has ${info.channels} channels, expected ${channels}`);
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);

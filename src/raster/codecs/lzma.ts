@@ -1,9 +1,10 @@
 /**
- * LZMA (TIFF compression 34925): libtiff writes an .xz stream per tile. Decoded by @napi-rs/lzma, the
- * only file importing it.
+ * LZMA (TIFF compression 34925): libtiff writes an .xz stream per tile whose filter chain is delta +
+ * LZMA2. Decoded by liblzma itself through node-liblzma (prebuilt, liblzma linked in), the only file
+ * importing it; pure-Rust decoders such as @napi-rs/lzma reject the delta filter.
  */
-import { xz } from '@napi-rs/lzma';
+import { unxzSync } from 'node-liblzma';
 
 export function decodeXz(bytes: Uint8Array): Uint8Array {
-  return xz.decompressSync(bytes);
+  return unxzSync(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 }
