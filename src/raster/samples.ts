@@ -127,14 +127,16 @@ export function toSamples(codec: TileCodec, d: Decompressed, rows: number): Samp
   }
   const size = bits / 8;
   if (size === 3) {
-    // 24-bit unsigned (NBITS=24): three bytes per sample in the file's byte order, widened to 32 bits.
+    // 24-bit (NBITS=24), widened to 32 bits as GDAL reads it: GDAL packs a sample most significant byte
+    // first and libtiff reverses each triple in files of the other byte order, so a little-endian file
+    // holds big-endian triples and a big-endian file little-endian ones (checked against GDAL 3.6).
     const n = Math.floor(d.bytes.length / 3);
     const out = new Uint32Array(n);
     const b = d.bytes;
     for (let i = 0, o = 0; i < n; i++, o += 3) {
       out[i] = codec.littleEndian
-        ? (b[o] as number) | ((b[o + 1] as number) << 8) | ((b[o + 2] as number) << 16)
-        : ((b[o] as number) << 16) | ((b[o + 1] as number) << 8) | (b[o + 2] as number);
+        ? ((b[o] as number) << 16) | ((b[o + 1] as number) << 8) | (b[o + 2] as number)
+        : (b[o] as number) | ((b[o + 1] as number) << 8) | ((b[o + 2] as number) << 16);
     }
     return { array: out, isBig: false };
   }
