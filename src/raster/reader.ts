@@ -48,8 +48,10 @@ function isMask(ifd: IfdInfo): boolean {
   return (ifd.subfileType & 4) !== 0;
 }
 
-function refuse(what: string): ZonalError {
-  return new ZonalError('unsupported_raster', `The raster ${what}, which this service cannot read exactly.`);
+const REENCODE = 're-encode it, for example with gdal_translate -of COG -co COMPRESS=DEFLATE in.tif out.tif';
+
+function refuse(what: string, remedy = REENCODE): ZonalError {
+  return new ZonalError('unsupported_raster', `The raster ${what}, which this service cannot read exactly: ${remedy}.`);
 }
 
 /**
@@ -64,7 +66,10 @@ export function checkReadable(codec: TileCodec, what = 'raster'): void {
   const mixed = codec.bitsPerSample.some((b) => b !== bits) || codec.sampleFormat.some((f) => f !== format);
   if (mixed) throw refuse(`has bands of different sample types (${codec.bitsPerSample.join('/')} bits)`);
   const type = sampleType(format, bits);
-  if ('refuse' in type) throw refuse(`${what === 'raster' ? 'has' : `mask has`} ${type.refuse}`);
+  if ('refuse' in type) {
+    const remedy = format === 5 || format === 6 ? 'write the real values you need as a real-valued band (for example amplitude, with gdal_calc.py)' : REENCODE;
+    throw refuse(`${what === 'raster' ? 'has' : `mask has`} ${type.refuse}`, remedy);
+  }
   if (codec.fillOrder !== 1) throw refuse('stores bits least significant first (FillOrder 2)');
   if (predictor !== 1 && predictor !== 2 && predictor !== 3) throw refuse(`uses TIFF predictor ${predictor}`);
   if (predictor === 2 && ![8, 16, 32, 64].includes(bits)) throw refuse(`uses the horizontal predictor on ${bits}-bit samples`);
