@@ -19,7 +19,7 @@ interface CaseExpected {
   response: Record<string, Record<string, unknown>>;
 }
 
-const dirs = ['cases', 'cases-vector'].map((d) => new URL(`../fixtures/${d}/`, import.meta.url));
+const dirs = ['cases', 'cases-vector', 'cases-conformance'].map((d) => new URL(`../fixtures/${d}/`, import.meta.url));
 const names = dirs
   .flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith('.request.json')).map((f) => `${dir.pathname.split('/').at(-2)}/${f.replace(/\.request\.json$/, '')}`))
   .sort();
@@ -42,7 +42,7 @@ function close(got: unknown, want: unknown, tol: number, path: string): void {
   }
 }
 
-describe('oracle cases (fixtures/cases, fixtures/cases-vector)', () => {
+describe('oracle cases (fixtures/cases, fixtures/cases-vector, fixtures/cases-conformance)', () => {
   let app: FastifyInstance;
   let server: RangeServer;
   beforeAll(async () => {
@@ -57,6 +57,7 @@ describe('oracle cases (fixtures/cases, fixtures/cases-vector)', () => {
   it('has cases', () => {
     expect(names.filter((n) => n.startsWith('cases/')).length).toBeGreaterThanOrEqual(15);
     expect(names.filter((n) => n.startsWith('cases-vector/')).length).toBeGreaterThanOrEqual(15);
+    expect(names.filter((n) => n.startsWith('cases-conformance/')).length).toBeGreaterThanOrEqual(75);
   });
 
   it.each(names)('%s', async (name) => {

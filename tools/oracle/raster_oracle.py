@@ -110,7 +110,16 @@ def circle_ring(lon, lat, radius):
     az = np.arange(CIRCLE_VERTICES) * (360.0 / CIRCLE_VERTICES)
     lons, lats, _ = GEOD.fwd(np.full(CIRCLE_VERTICES, lon), np.full(CIRCLE_VERTICES, lat), az,
                              np.full(CIRCLE_VERTICES, float(radius)))
+    # longitudes made continuous (a circle across the antimeridian goes on past 180)
+    if np.any(np.abs(np.diff(lons)) > 180):
+        lons = np.degrees(np.unwrap(np.radians(lons)))
     ring = [[float(a), float(b)] for a, b in zip(lons, lats)]
+    if abs(lons[-1] - lons[0]) > 180:
+        # the circle holds a pole: its longitudes run once around; close it as the cap up to the pole
+        pole = 90.0 if lat > 0 else -90.0
+        ring.sort(key=lambda p: p[0])
+        a = ring[0]
+        ring = ring + [[a[0] + 360.0, a[1]], [a[0] + 360.0, pole], [a[0], pole]]
     ring.append(ring[0])
     return ring
 
@@ -306,8 +315,7 @@ def run_case(req):
             bands.append(b)
     ds = gdal.Open(os.path.join(FIXTURES, req["file"]))
     gt = ds.GetGeoTransform()
-    if gt[2] != 0 or gt[4] != 0:
-        raise ValueError("rotated grids are not handled")
+    inv = gdal.InvGeoTransform(gt)
     W, H = ds.RasterXSize, ds.RasterYSize
     for b in bands:
         if b > ds.RasterCount:
@@ -327,8 +335,11 @@ def run_case(req):
         g = ogr.Geometry(ogr.wkbPoint)
         g.AddPoint_2D(*aoi)
         g.Transform(ct)
-        fc = (g.GetX() - gt[0]) / gt[1]
-        fr = (g.GetY() - gt[3]) / gt[5]
+        gx = g.GetX()
+        if raster_srs(ds).IsGeographic():
+            gx += next((sh for sh in (0.0, -360.0, 360.0) if lon_extent(ds)[0] <= gx + sh < lon_extent(ds)[1]), 0.0)
+        fc = inv[0] + gx * inv[1] + g.GetY() * inv[2]
+        fr = inv[3] + gx * inv[4] + g.GetY() * inv[5]
         c, r = math.floor(fc), math.floor(fr)
         margin = min(fc - c, c + 1 - fc, fr - r, r + 1 - fr)
         checks["point_pixel"] = [c, r]
@@ -343,7 +354,7 @@ def run_case(req):
             sel = None
     else:
         aoi_area = geodesic_area(aoi)
-        win = area_selection(ds, aoi)
+        win = wrapped_selection(ds, aoi)
         xoff, yoff, w, h, sel = win["xoff"], win["yoff"], win["w"], win["h"], win["sel"]
         checks["aoi_area_lonlat_edges"] = num(win["aoi_area_lonlat_edges"])
         checks["aoi_area_densified_rel_diff"] = win["aoi_area_densified_rel_diff"]
@@ -417,7 +428,9 @@ def geodesic_densified(polys):
                 d = GEOD.inv(lon1, lat1, lon2, lat2)[2]
                 n = int(math.ceil(d / 50.0)) - 1
                 if n > 0:
-                    pts.extend([list(p) for p in GEOD.npts(lon1, lat1, lon2, lat2, n)])
+                    # npts answers in -180..180: keep each point within half a turn of the edge's start
+                    pts.extend([[lon1 + (p[0] - lon1 + 180.0) % 360.0 - 180.0, p[1]]
+                                for p in GEOD.npts(lon1, lat1, lon2, lat2, n)])
                 pts.append([lon2, lat2])
             new_rings.append(pts)
         out.append(new_rings)
@@ -467,11 +480,15 @@ def area_selection(ds, polys):
     geo = ogr_geometry(geodesic_densified(polys))
     geo.Transform(ct)
     minx, maxx, miny, maxy = dens.GetEnvelope()
-    # pixel window (clipped to the raster) that holds every pixel whose centre may be inside
-    c0 = max(0, int(math.floor((minx - gt[0]) / gt[1])) - 1)
-    c1 = min(W, int(math.ceil((maxx - gt[0]) / gt[1])) + 1)
-    r0 = max(0, int(math.floor((maxy - gt[3]) / gt[5])) - 1)
-    r1 = min(H, int(math.ceil((miny - gt[3]) / gt[5])) + 1)
+    # pixel window (clipped to the raster) that holds every pixel whose centre may be inside: the
+    # envelope's corners through the inverse geotransform (rotated grids too)
+    inv = gdal.InvGeoTransform(gt)
+    pcs = [inv[0] + x * inv[1] + y * inv[2] for x in (minx, maxx) for y in (miny, maxy)]
+    prs = [inv[3] + x * inv[4] + y * inv[5] for x in (minx, maxx) for y in (miny, maxy)]
+    c0 = max(0, int(math.floor(min(pcs))) - 1)
+    c1 = min(W, int(math.ceil(max(pcs))) + 1)
+    r0 = max(0, int(math.floor(min(prs))) - 1)
+    r1 = min(H, int(math.ceil(max(prs))) + 1)
     if c1 <= c0 or r1 <= r0:
         res.update(xoff=0, yoff=0, w=0, h=0, sel=None)
         return res
@@ -479,19 +496,62 @@ def area_selection(ds, polys):
     sel = rasterize(dens, dst, gt, xoff, yoff, w, h)
     # independent cross-check of GDAL's pixel-centre rule, and distance of centres to edges
     cc, rr = np.meshgrid(np.arange(w) + xoff + 0.5, np.arange(h) + yoff + 0.5)
-    px = (gt[0] + cc * gt[1]).ravel()
-    py = (gt[3] + rr * gt[5]).ravel()
+    px = (gt[0] + cc * gt[1] + rr * gt[2]).ravel()
+    py = (gt[3] + cc * gt[4] + rr * gt[5]).ravel()
     inside, dist = even_odd_inside(px, py, rings_xy(dens))
     inside = inside.reshape(h, w)
     if not np.array_equal(inside, sel):
         raise ValueError("GDAL rasterize and the even-odd test disagree on %d pixels"
                          % int(np.count_nonzero(inside != sel)))
     inside_g, dist_g = even_odd_inside(px, py, rings_xy(geo))
-    px_size = min(abs(gt[1]), abs(gt[5]))
+    px_size = min(math.hypot(gt[1], gt[4]), math.hypot(gt[2], gt[5]))
     res["margin"] = round(float(min(dist.min(), dist_g.min()) / px_size), 4)
     res["geodesic_same"] = bool(np.array_equal(inside_g.reshape(h, w), sel))
     res.update(xoff=xoff, yoff=yoff, w=w, h=h, sel=sel)
     return res
+
+
+def lon_extent(ds):
+    """West and east edges (longitude) of a geographic raster."""
+    gt = ds.GetGeoTransform()
+    W, H = ds.RasterXSize, ds.RasterYSize
+    xs = [gt[0] + c * gt[1] + r * gt[2] for c in (0, W) for r in (0, H)]
+    return min(xs), max(xs)
+
+
+def wrapped_selection(ds, polys):
+    """area_selection, with longitudes wrapping on a geographic raster whose extent is any 360-degree
+    window (0..360, -30..330): the AOI, given in -180..180 (or continuing past 180 across the
+    antimeridian), is also taken one turn east and west, and the pixels of every copy that meets the
+    raster are taken together. Copies 360 degrees apart never take the same pixel (checked)."""
+    if not raster_srs(ds).IsGeographic():
+        return area_selection(ds, polys)
+    west, east = lon_extent(ds)
+    lo = min(p[0] for rings in polys for p in rings[0])
+    hi = max(p[0] for rings in polys for p in rings[0])
+    shifts = [sh for sh in (0.0, -360.0, 360.0, -720.0, 720.0) if hi + sh > west and lo + sh < east]
+    if shifts == [0.0]:
+        return area_selection(ds, polys)
+    W, H = ds.RasterXSize, ds.RasterYSize
+    sel = np.zeros((H, W), dtype=bool)
+    out = None
+    for sh in shifts:
+        moved = [[[[p[0] + sh, p[1]] for p in ring] for ring in rings] for rings in polys]
+        win = area_selection(ds, moved)
+        if out is None:
+            out = win
+        else:
+            if win["margin"] is not None:
+                out["margin"] = win["margin"] if out["margin"] is None else min(out["margin"], win["margin"])
+            out["geodesic_same"] = out["geodesic_same"] and win["geodesic_same"]
+        if win["sel"] is not None:
+            part = sel[win["yoff"]:win["yoff"] + win["h"], win["xoff"]:win["xoff"] + win["w"]]
+            if np.any(part & win["sel"]):
+                raise ValueError("copies of the AOI a turn apart take the same pixel")
+            part |= win["sel"]
+    # area checks are of the AOI as given (the first copy measured them the same way)
+    out.update(xoff=0, yoff=0, w=W, h=H, sel=sel)
+    return out
 
 
 def _polys_of(geom):
@@ -506,7 +566,7 @@ def _polys_of(geom):
 def rasterize(geom, srs, gt, xoff, yoff, w, h):
     """GDAL's pixel-centre rule (ALL_TOUCHED=FALSE) on a window of the source grid."""
     mem = gdal.GetDriverByName("MEM").Create("", w, h, 1, gdal.GDT_Byte)
-    mem.SetGeoTransform((gt[0] + xoff * gt[1], gt[1], 0.0, gt[3] + yoff * gt[5], 0.0, gt[5]))
+    mem.SetGeoTransform((gt[0] + xoff * gt[1] + yoff * gt[2], gt[1], gt[2], gt[3] + xoff * gt[4] + yoff * gt[5], gt[4], gt[5]))
     mem.SetProjection(srs.ExportToWkt())
     vds = ogr.GetDriverByName("Memory").CreateDataSource("aoi")
     lyr = vds.CreateLayer("aoi", srs=srs, geom_type=ogr.wkbMultiPolygon)
@@ -518,7 +578,12 @@ def rasterize(geom, srs, gt, xoff, yoff, w, h):
 
 
 def main(argv):
-    names = argv[1:]
+    global CASES
+    args = argv[1:]
+    if args[:1] == ["--dir"]:
+        CASES = os.path.join(FIXTURES, args[1])
+        args = args[2:]
+    names = args
     if not names:
         names = sorted(f[: -len(".request.json")] for f in os.listdir(CASES) if f.endswith(".request.json"))
     failed = 0
