@@ -57,7 +57,7 @@ describe('oracle cases (fixtures/cases, fixtures/cases-vector, fixtures/cases-co
   it('has cases', () => {
     expect(names.filter((n) => n.startsWith('cases/')).length).toBeGreaterThanOrEqual(15);
     expect(names.filter((n) => n.startsWith('cases-vector/')).length).toBeGreaterThanOrEqual(15);
-    expect(names.filter((n) => n.startsWith('cases-conformance/')).length).toBeGreaterThanOrEqual(75);
+    expect(names.filter((n) => n.startsWith('cases-conformance/')).length).toBeGreaterThanOrEqual(80);
   });
 
   it.each(names)('%s', async (name) => {

@@ -6,12 +6,20 @@ Dev-only tool: GDAL/OGR + numpy + pyproj from Debian, no code shared with the Ty
     apt-get install -y gdal-bin python3-gdal python3-numpy python3-pyproj
     /usr/bin/python3 tools/oracle/raster_oracle.py            # every fixtures/cases/*.request.json
     /usr/bin/python3 tools/oracle/raster_oracle.py NAME ...    # only these cases
+    /usr/bin/python3 tools/oracle/raster_oracle.py --dir cases-conformance [NAME ...]   # another folder of fixtures/
 
 For each fixtures/cases/<NAME>.request.json
     {"endpoint": "raster", "file": "raster/<file>.tif", "body": {"aoi": ..., "stats": [...], "bands": [...]}}
 it writes fixtures/cases/<NAME>.expected.json
     {"oracle": "...", "tolerance": {"default": 1e-9, "<stat>": tol, ...},
      "tolerance_reason": {"<stat>": "why"}, "checks": {...}, "response": {"band_1": {...}}}
+
+Grids: the geotransform is GDAL's (for PixelIsPoint files shifted by half a pixel, as gdal.Open reports
+it), applied in full, so rotated (ModelTransformation) and south-up grids take the pixels whose centre
+is inside the AOI (GDAL's rasterizer on the source grid, cross-checked by an even-odd test of the
+centres). A lon/lat raster may span any 360-degree window (0..360, -30..330): the AOI, given in
+-180..180, is also taken 360 degrees east and west and the pixels of every copy are taken together; a
+circle around a pole is closed along the pole, so it covers every longitude.
 
 Tolerances are relative: |got - expected| <= tol * max(1, |expected|); a stat without its own entry
 uses "default". count and nodata are integers, and unique / freq_hist (keys and counts) are exact
@@ -217,7 +225,7 @@ def read_band(ds, bidx, xoff, yoff, w, h):
 
 
 def pixel_areas(gt, to_lonlat, cols, rows):
-    """Geodesic ground area (m2) of the pixels (cols[i], rows[i]) of a north-up grid."""
+    """Geodesic ground area (m2) of the pixels (cols[i], rows[i]) of the grid (any affine geotransform)."""
     n = PIXEL_EDGE_POINTS
     t = np.arange(n) / n
     # walk the pixel outline in pixel units: top, right, bottom, left edges (n points each)
