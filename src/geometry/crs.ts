@@ -11,7 +11,7 @@
  *   transformation PROJ itself prefers for the most used of them.
  */
 import { toProj4 } from 'geotiff-geokeys-to-proj4';
-import proj4 from 'proj4';
+import { isValidProj4 } from './reproject.ts';
 import { ZonalError } from '../errors.ts';
 
 /** A raster's CRS as the rest of the service needs it. */
@@ -150,12 +150,15 @@ export function crsFromGeoKeys(geoKeys: Record<string, unknown>): CrsInfo {
     const shift = datumShiftFor(projected ? pcs : undefined, gcs, datum);
     if (shift) tokens.splice(tokens.length - 1, 0, `+towgs84=${shift}`);
   }
-  const def = tokens.join(' ');
-  try {
-    proj4(def);
-  } catch {
-    throw unsupported('coordinate reference system');
+  // Polar stereographic variant B (EPSG:3031, 3413, …) comes without its pole: proj4js would then take
+  // lat_0 = 0, an equatorial stereographic, and every point would be wrong.
+  if (tokens.includes('+proj=stere') && !tokens.some((t) => t.startsWith('+lat_0='))) {
+    const ts = tokens.find((t) => t.startsWith('+lat_ts='));
+    if (ts === undefined) throw unsupported('stereographic projection without a latitude of origin');
+    tokens.splice(tokens.length - 1, 0, `+lat_0=${Number(ts.slice('+lat_ts='.length)) < 0 ? -90 : 90}`);
   }
+  const def = tokens.join(' ');
+  if (!isValidProj4(def)) throw unsupported('coordinate reference system');
   const epsg = projected ? (isEpsg(pcs) ? pcs : undefined) : isEpsg(gcs) ? gcs : undefined;
   const citation = cleanCitation(projected ? keys['GTCitationGeoKey'] ?? keys['PCSCitationGeoKey'] : keys['GeogCitationGeoKey'] ?? keys['GTCitationGeoKey']);
   const name = citation ?? (epsg !== undefined ? `EPSG:${epsg}` : 'user-defined');

@@ -1,5 +1,5 @@
 /**
- * Coordinate transformation (pure): the only proj4 user besides crs.ts. Polygon edges are straight in the
+ * Coordinate transformation (pure): the only proj4 user. Polygon edges are straight in the
  * SOURCE coordinates (lon/lat for an AOI, as GeoJSON says), so a long edge becomes a curve in the target
  * CRS; `transformPolygons` follows that curve by adaptive subdivision (CONTRACT §5: "edges densified so
  * long edges stay true").
@@ -35,6 +35,16 @@ function converter(fromDef: string, toDef: string): Converter {
   CONVERTERS.set(key, c);
   if (CONVERTERS.size > MAX_CACHED) CONVERTERS.delete(CONVERTERS.keys().next().value as string);
   return c;
+}
+
+/** Whether proj4js accepts a definition (crs.ts asks before it hands one out). */
+export function isValidProj4(def: string): boolean {
+  try {
+    proj4(def);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function isLongLat(def: string): boolean {

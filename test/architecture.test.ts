@@ -1,0 +1,151 @@
+/**
+ * The import structure of src/ (docs/architecture.md): imports follow the data flow and never run back
+ * up it, pure folders import no I/O, there are no cycles, each heavy library is imported by exactly one
+ * adapter file, and every runtime dependency is imported by src/.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SRC = join(ROOT, 'src');
+
+function walk(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+}
+
+interface Imports {
+  local: string[];
+  packages: string[];
+}
+
+const IMPORT = /^\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/gm;
+
+const files = new Map<string, Imports>();
+for (const file of walk(SRC)) {
+  const text = readFileSync(file, 'utf8');
+  const imports: Imports = { local: [], packages: [] };
+  for (const m of text.matchAll(IMPORT)) {
+    const spec = (m[1] ?? m[2]) as string;
+    if (spec.startsWith('.')) imports.local.push(relative(SRC, resolve(dirname(file), spec)));
+    else imports.packages.push(spec);
+  }
+  files.set(relative(SRC, file), imports);
+}
+
+/** The folder (or top-level file) a src path belongs to. */
+const area = (path: string): string => (path.includes('/') ? (path.split('/')[0] as string) : path.replace(/\.ts$/, ''));
+
+/**
+ * What each area may import, in flow order (request → validate → resolve → read → select → accumulate →
+ * respond). Pure areas (geometry, coverage, stats) import nothing that does I/O.
+ */
+const ALLOWED: Record<string, string[]> = {
+  errors: [],
+  config: ['errors', 'source/policy.ts'],
+  schemas: [],
+  geometry: ['errors'],
+  stats: ['errors'],
+  coverage: ['errors', 'geometry', 'raster/grid.ts'],
+  source: ['errors', 'config'],
+  stac: ['errors', 'source'],
+  raster: ['errors', 'geometry', 'source', 'coverage'],
+  vector: ['errors', 'geometry', 'source'],
+  workers: ['errors', 'geometry', 'stats', 'coverage', 'raster', 'zonal/fold.ts'],
+  zonal: ['errors', 'config', 'schemas', 'geometry', 'stats', 'coverage', 'source', 'stac', 'raster', 'vector', 'workers'],
+  http: ['errors', 'config', 'schemas', 'source', 'zonal', 'workers'],
+  app: ['errors', 'config', 'http', 'source', 'workers', 'zonal'],
+  server: ['config', 'app', 'workers', 'source'],
+};
+
+/** Folders whose modules must stay free of I/O (no node: modules). */
+const PURE = ['geometry', 'coverage', 'stats', 'schemas', 'errors'];
+const PURE_FILES = ['raster/grid.ts', 'raster/window.ts', 'raster/samples.ts', 'raster/pixels.ts', 'raster/predictor.ts', 'raster/pixel-area.ts', 'raster/gdal-metadata.ts', 'vector/geoparquet.ts', 'vector/prune.ts', 'vector/columns.ts', 'vector/overlap.ts', 'vector/weights.ts'];
+
+/** Each heavy library and the one adapter file that may import it. */
+const ADAPTERS: Record<string, string> = {
+  geotiff: 'raster/geotiff-adapter.ts',
+  sharp: 'raster/codecs/image.ts',
+  lerc: 'raster/codecs/lerc.ts',
+  zstddec: 'raster/codecs/zstd.ts',
+  'node-liblzma': 'raster/codecs/lzma.ts',
+  '@petamoriken/float16': 'raster/samples.ts',
+  hyparquet: 'vector/reader.ts',
+  'hyparquet-compressors': 'vector/reader.ts',
+  proj4: 'geometry/reproject.ts',
+  'geotiff-geokeys-to-proj4': 'geometry/crs.ts',
+  'geographiclib-geodesic': 'geometry/geodesic.ts',
+  'polyclip-ts': 'geometry/clip.ts',
+  '@aws-sdk/client-s3': 'source/s3.ts',
+  piscina: 'workers/pool.ts',
+  'ipaddr.js': 'source/policy.ts',
+};
+
+const packageName = (spec: string): string => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] as string));
+
+describe('architecture: imports of src/', () => {
+  it('reads the source tree', () => {
+    expect(files.size).toBeGreaterThan(60);
+    expect(files.get('zonal/raster.ts')?.local).toContain('raster/reader.ts');
+  });
+
+  it('imports only along the data flow, per folder', () => {
+    const wrong: string[] = [];
+    for (const [file, { local }] of files) {
+      const from = area(file);
+      const allowed = ALLOWED[from];
+      if (!allowed) {
+        wrong.push(`${file}: its folder has no import rule (add it to ALLOWED and docs/architecture.md)`);
+        continue;
+      }
+      for (const target of local) {
+        const to = area(target);
+        if (to === from) continue;
+        if (!allowed.some((a) => a === to || a === target)) wrong.push(`${file} → ${target}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('keeps pure modules free of Node I/O', () => {
+    const wrong = [...files].filter(([file, { packages }]) => (PURE.includes(area(file)) || PURE_FILES.includes(file)) && packages.some((p) => p.startsWith('node:'))).map(([f]) => f);
+    expect(wrong).toEqual([]);
+    for (const f of PURE_FILES) expect(files.has(f), f).toBe(true);
+  });
+
+  it('has no import cycles', () => {
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const stack: string[] = [];
+    const visit = (file: string): void => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'open') {
+        cycles.push([...stack.slice(stack.indexOf(file)), file].join(' → '));
+        return;
+      }
+      state.set(file, 'open');
+      stack.push(file);
+      for (const next of files.get(file)?.local ?? []) if (files.has(next)) visit(next);
+      stack.pop();
+      state.set(file, 'done');
+    };
+    for (const file of files.keys()) visit(file);
+    expect(cycles).toEqual([]);
+  });
+
+  it('imports each heavy library in exactly one adapter file', () => {
+    const users = new Map<string, Set<string>>();
+    for (const [file, { packages }] of files) {
+      for (const p of packages.map(packageName)) if (p in ADAPTERS) users.set(p, (users.get(p) ?? new Set()).add(file));
+    }
+    for (const [lib, adapter] of Object.entries(ADAPTERS)) expect([...(users.get(lib) ?? [])], lib).toEqual([adapter]);
+  });
+
+  it('imports every runtime dependency somewhere in src/ (tsx runs it)', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const used = new Set([...files.values()].flatMap((i) => i.packages.map(packageName)));
+    const unused = Object.keys(pkg.dependencies).filter((d) => d !== 'tsx' && !used.has(d));
+    expect(unused).toEqual([]);
+  });
+});
