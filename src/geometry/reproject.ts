@@ -82,7 +82,8 @@ export function makeTransformer(fromDef: string, toDef: string): Transformer {
   const toGeo = isLongLat(toDef);
   const raw = (f: Converter['forward']) => (p: Position): Position => {
     try {
-      const q = f([p[0], p[1]]);
+      // enforceAxis: proj4js applies a definition's +axis (south-oriented TM, Krovak south-west) only when asked.
+      const q = f([p[0], p[1]], true);
       return [q[0] as number, q[1] as number];
     } catch {
       return [Number.NaN, Number.NaN];

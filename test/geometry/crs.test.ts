@@ -163,11 +163,11 @@ describe('crsFromGeoKeys', () => {
   });
 
   it.each([
-    [{ GTModelTypeGeoKey: 3, GeographicTypeGeoKey: 4978 }, "The raster's geocentric coordinate system is not supported."],
-    [{ GTModelTypeGeoKey: 1, ProjectedCSTypeGeoKey: 1234 }, "The raster's coordinate reference system (EPSG:1234) is not supported."],
+    [{ GTModelTypeGeoKey: 3, GeographicTypeGeoKey: 4978 }, "The raster's geocentric coordinate system is not supported. Reproject it, for example with gdalwarp -t_srs EPSG:4326 in.tif out.tif."],
+    [{ GTModelTypeGeoKey: 1, ProjectedCSTypeGeoKey: 1234 }, "The raster's coordinate reference system (EPSG:1234) is not supported. Reproject it, for example with gdalwarp -t_srs EPSG:4326 in.tif out.tif."],
     [{ GTModelTypeGeoKey: 1, ProjectedCSTypeGeoKey: 32767, GeographicTypeGeoKey: 4326 }, "The raster's projected coordinate system is user-defined but names no projection method."],
-    [{ GTModelTypeGeoKey: 1, ProjectedCSTypeGeoKey: 32767, GeographicTypeGeoKey: 4326, ProjCoordTransGeoKey: 2 }, "The raster's projection method (GeoTIFF code 2) is not supported."],
-    [{ GTModelTypeGeoKey: 2, GeographicTypeGeoKey: 4326, GeogAngularUnitsGeoKey: 9105 }, "The raster's angular unit (only degrees are) is not supported."],
+    [{ GTModelTypeGeoKey: 1, ProjectedCSTypeGeoKey: 32767, GeographicTypeGeoKey: 4326, ProjCoordTransGeoKey: 2 }, "The raster's projection method Transverse Mercator (modified Alaska) (code 2) is not supported. Reproject it, for example with gdalwarp -t_srs EPSG:4326 in.tif out.tif."],
+    [{ GTModelTypeGeoKey: 2, GeographicTypeGeoKey: 4326, GeogAngularUnitsGeoKey: 9105 }, "The raster's angular unit (EPSG:4326) is not supported. Lon/lat rasters are read in degrees only. Reproject it, for example with gdalwarp -t_srs EPSG:4326 in.tif out.tif."],
   ])('%j → unsupported_raster', (keys, detail) => {
     let error: unknown;
     try {
