@@ -51,8 +51,8 @@ const ALLOWED: Record<string, string[]> = {
   source: ['errors', 'config'],
   stac: ['errors', 'source'],
   raster: ['errors', 'geometry', 'source', 'coverage'],
-  vector: ['errors', 'geometry', 'source'],
-  workers: ['errors', 'geometry', 'stats', 'coverage', 'raster', 'zonal/fold.ts'],
+  vector: ['errors', 'geometry', 'source', 'stats'],
+  workers: ['errors', 'geometry', 'stats', 'coverage', 'raster', 'vector', 'zonal/fold.ts'],
   zonal: ['errors', 'config', 'schemas', 'geometry', 'stats', 'coverage', 'source', 'stac', 'raster', 'vector', 'workers'],
   http: ['errors', 'config', 'schemas', 'source', 'zonal', 'workers'],
   app: ['errors', 'config', 'http', 'source', 'workers', 'zonal'],
@@ -61,7 +61,7 @@ const ALLOWED: Record<string, string[]> = {
 
 /** Folders whose modules must stay free of I/O (no node: modules). */
 const PURE = ['geometry', 'coverage', 'stats', 'schemas', 'errors'];
-const PURE_FILES = ['raster/grid.ts', 'raster/window.ts', 'raster/samples.ts', 'raster/pixels.ts', 'raster/predictor.ts', 'raster/pixel-area.ts', 'raster/gdal-metadata.ts', 'vector/geoparquet.ts', 'vector/prune.ts', 'vector/columns.ts', 'vector/overlap.ts', 'vector/weights.ts'];
+const PURE_FILES = ['raster/grid.ts', 'raster/window.ts', 'raster/samples.ts', 'raster/pixels.ts', 'raster/predictor.ts', 'raster/pixel-area.ts', 'raster/gdal-metadata.ts', 'vector/geoparquet.ts', 'vector/prune.ts', 'vector/columns.ts', 'vector/touch.ts', 'vector/tally.ts', 'vector/data-area.ts', 'vector/geoarrow.ts'];
 
 /** Each heavy library and the one adapter file that may import it. */
 const ADAPTERS: Record<string, string> = {
@@ -76,7 +76,7 @@ const ADAPTERS: Record<string, string> = {
   proj4: 'geometry/reproject.ts',
   'geotiff-geokeys-to-proj4': 'geometry/crs.ts',
   'geographiclib-geodesic': 'geometry/geodesic.ts',
-  'polyclip-ts': 'geometry/clip.ts',
+  'geos-wasm': 'geometry/geos.ts',
   '@aws-sdk/client-s3': 'source/s3.ts',
   piscina: 'workers/pool.ts',
   'ipaddr.js': 'source/policy.ts',

@@ -101,28 +101,6 @@ function edgeIntegral(lon1: number, lat1: number, lon2: number, lat2: number, re
 }
 
 /**
- * Longitudes of a ring with jumps across the antimeridian removed: a step of more than 180° (but not an
- * edge running exactly from −180 to 180, which is a full-width edge such as a polar cap's) is read as the
- * short way across. GeoJSON rings from parseAoi never jump; pixel outlines mapped to lon/lat may.
- */
-function unwrappedLons(ring: Ring): number[] {
-  const out: number[] = [];
-  let offset = 0;
-  let prev = Number.NaN;
-  for (const [lon] of ring) {
-    if (out.length > 0) {
-      const step = lon + offset - (out[out.length - 1] as number);
-      const fullWidth = Math.abs(prev) === 180 && Math.abs(lon) === 180;
-      if (!fullWidth && step > 180) offset -= 360;
-      else if (!fullWidth && step < -180) offset += 360;
-    }
-    out.push(lon + offset);
-    prev = lon;
-  }
-  return out;
-}
-
-/**
  * Signed area in m² of the region bounded by `ring` with edges straight in lon/lat (GeoJSON's reading),
  * on the WGS84 ellipsoid: positive when counter-clockwise in lon/lat. Exact up to rounding. A ring that
  * winds round a pole (after the antimeridian jumps are removed) is closed through the nearer-in-area pole.
@@ -130,13 +108,49 @@ function unwrappedLons(ring: Ring): number[] {
 export function signedRingAreaM2(ring: Ring): number {
   const n = ring.length;
   if (n < 3) return 0;
-  const lons = unwrappedLons(ring);
-  const ref = (ring[0] as Ring[number])[1] * DEG;
-  let sum = 0;
-  for (let i = 0; i + 1 < n; i++) {
-    sum -= edgeIntegral(lons[i] as number, (ring[i] as Ring[number])[1], lons[i + 1] as number, (ring[i + 1] as Ring[number])[1], ref);
+  const xy = scratch(n);
+  for (let i = 0; i < n; i++) {
+    const p = ring[i] as Ring[number];
+    xy[2 * i] = p[0];
+    xy[2 * i + 1] = p[1];
   }
-  const netLon = ((lons[n - 1] as number) - (lons[0] as number)) * DEG;
+  return signedRingAreaXYM2(xy, 0, n);
+}
+
+let scratchXY = new Float64Array(1024);
+function scratch(n: number): Float64Array {
+  if (scratchXY.length < 2 * n) scratchXY = new Float64Array(2 * n * 2);
+  return scratchXY;
+}
+
+/**
+ * signedRingAreaM2 of the ring of `n` vertices stored as x, y pairs from index `start` (in pairs) of
+ * `xy`: the form WKB decodes to, measured without allocating. Longitude jumps of more than 180° are read
+ * as the short way across the antimeridian (but not an edge running exactly from −180 to 180, which is a
+ * full-width edge such as a polar cap's); GeoJSON rings from parseAoi never jump, pixel outlines mapped
+ * to lon/lat may.
+ */
+export function signedRingAreaXYM2(xy: Float64Array, start: number, n: number): number {
+  if (n < 3) return 0;
+  const o = 2 * start;
+  const ref = (xy[o + 1] as number) * DEG;
+  let sum = 0;
+  let offset = 0;
+  let prevRaw = xy[o] as number;
+  let prevLon = prevRaw;
+  const firstLon = prevLon;
+  for (let i = 1; i < n; i++) {
+    const raw = xy[o + 2 * i] as number;
+    const step = raw + offset - prevLon;
+    const fullWidth = Math.abs(prevRaw) === 180 && Math.abs(raw) === 180;
+    if (!fullWidth && step > 180) offset -= 360;
+    else if (!fullWidth && step < -180) offset += 360;
+    const lon = raw + offset;
+    sum -= edgeIntegral(prevLon, xy[o + 2 * i - 1] as number, lon, xy[o + 2 * i + 1] as number, ref);
+    prevLon = lon;
+    prevRaw = raw;
+  }
+  const netLon = (prevLon - firstLon) * DEG;
   if (Math.abs(netLon) > 1e-9) {
     // Unclosed in lon/lat: the ring encircles a pole. Close it along the north or the south pole and keep
     // the smaller region.

@@ -1,3 +1,4 @@
+import { isGeoArrowEncoding } from './geoarrow.ts';
 /**
  * Pure: the GeoParquet `geo` metadata (1.0 / 1.1) → geometry column, CRS and bbox covering column
  * (CONTRACT §5 vector rules). Files without `geo` metadata still work: the geometry column is found by
@@ -76,13 +77,17 @@ export function resolveGeoColumn(geoJson: string | undefined, fileColumns: reado
   const metaEntry = metaEntries.find(([k]) => k === name) ?? metaEntries.find(([k]) => k.toLowerCase() === (name as string).toLowerCase());
   const meta = metaEntry?.[1] ?? {};
   const encoding = typeof meta['encoding'] === 'string' ? (meta['encoding'] as string) : 'WKB';
-  if (encoding.toUpperCase() !== 'WKB') {
-    throw new ZonalError('invalid_source', `The geometry column "${name}" uses the ${encoding} encoding; only WKB is supported.`);
+  const native = isGeoArrowEncoding(encoding);
+  if (encoding.toUpperCase() !== 'WKB' && !native) {
+    throw new ZonalError(
+      'invalid_source',
+      `The geometry column "${name}" uses the ${encoding} encoding; WKB and the GeoArrow encodings (point, linestring, polygon, multipoint, multilinestring, multipolygon) are supported.`,
+    );
   }
   const crs = meta['crs'];
   return {
     name,
-    encoding: 'WKB',
+    encoding: native ? encoding.toLowerCase() : 'WKB',
     crs: crs && typeof crs === 'object' ? (crs as Record<string, unknown>) : null,
     bboxColumn: covering(meta),
     bbox: Array.isArray(meta['bbox']) ? (meta['bbox'] as number[]) : null,

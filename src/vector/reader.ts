@@ -12,6 +12,7 @@ import { ZonalError } from '../errors.ts';
 import { SourceError, type ByteSource } from '../source/source.ts';
 import type { BBox } from '../geometry/types.ts';
 import { resolveGeoColumn, type GeoColumn } from './geoparquet.ts';
+import { geoArrowToWkb, isGeoArrowEncoding } from './geoarrow.ts';
 
 export interface ColumnInfo {
   /** As the file spells it. */
@@ -36,23 +37,20 @@ export interface VectorInfo {
   numRows: number;
 }
 
-/** GeoJSON geometry as hyparquet decodes WKB. */
-export type Geometry =
-  | { type: 'Point'; coordinates: number[] }
-  | { type: 'MultiPoint' | 'LineString'; coordinates: number[][] }
-  | { type: 'MultiLineString' | 'Polygon'; coordinates: number[][][] }
-  | { type: 'MultiPolygon'; coordinates: number[][][][] }
-  | { type: 'GeometryCollection'; geometries: Geometry[] };
-
 export interface FeatureBatch {
-  geometries: (Geometry | null)[];
-  /** Per requested column (file spelling): numbers, null where the value is null. */
-  values: Map<string, (number | null)[]>;
+  /** Each row's geometry as WKB bytes (as stored, never decoded here); null for a null geometry. */
+  wkb: (Uint8Array | null)[];
+  /** Per requested column (file spelling): the values, NaN where null. */
+  values: Map<string, Float64Array>;
 }
 
 export interface VectorReader {
   readonly info: VectorInfo;
-  /** Rows of one row group: the geometry column plus `columns`. */
+  /**
+   * Rows of one row group: the geometry column (raw WKB) and `columns`. The covering column is not read:
+   * its statistics prune row groups, but per row a scan of the WKB, which is read anyway, costs less than
+   * fetching and decoding 32 more bytes a row.
+   */
   readGroup(index: number, columns: readonly string[]): Promise<FeatureBatch>;
 }
 
@@ -156,13 +154,18 @@ export async function openGeoParquet(source: ByteSource, geometryColumn: string 
   const geoJson = meta.key_value_metadata?.find((kv) => kv.key === 'geo')?.value;
   const geo = resolveGeoColumn(geoJson, top.map((e) => e.name), geometryColumn);
   const geomElement = top.find((e) => e.name === geo.name);
-  if (!geomElement || geomElement.type !== 'BYTE_ARRAY' || geomElement.num_children) {
+  // A GeoArrow (native) column is a nested list/struct column, converted row by row to WKB below.
+  const native = isGeoArrowEncoding(geo.encoding) ? geo.encoding : null;
+  if (native && !geomElement?.num_children) {
+    throw new ZonalError('invalid_source', `The geometry column "${geo.name}" is declared with the ${native} encoding but is not a nested column.`);
+  }
+  const textual = ['STRING', 'JSON', 'ENUM', 'BSON'].includes(geomElement?.logical_type?.type ?? '') || ['UTF8', 'JSON', 'ENUM', 'BSON'].includes(geomElement?.converted_type ?? '');
+  if (!native && (!geomElement || geomElement.type !== 'BYTE_ARRAY' || geomElement.num_children || textual)) {
     throw new ZonalError('invalid_source', `The geometry column "${geo.name}" does not hold WKB bytes.`);
   }
-  // Files without `geo` metadata: mark the column so hyparquet decodes its WKB too.
-  if (geomElement.logical_type?.type !== 'GEOMETRY' && geomElement.logical_type?.type !== 'GEOGRAPHY') {
-    geomElement.logical_type = { type: 'GEOMETRY' };
-  }
+  // Geometry stays WKB bytes: hyparquet would otherwise build GeoJSON objects for every row of the group.
+  // (A native column's element is left alone: hyparquet knows its lists by their annotations.)
+  if (!native && geomElement) delete geomElement.logical_type;
   let rowStart = 0;
   const rowGroups = meta.row_groups.map((g, index) => {
     const numRows = Number(g.num_rows);
@@ -198,21 +201,34 @@ export async function openGeoParquet(source: ByteSource, geometryColumn: string 
           rowStart: group.rowStart,
           rowEnd: group.rowStart + group.numRows,
           compressors,
-          // Raw bytes for unannotated binary columns (decimals); text columns are never summarised.
+          // Raw bytes for the geometry and unannotated binary columns (decimals); text is never summarised.
           utf8: false,
         });
       } catch (e) {
         if (e instanceof SourceError || e instanceof ZonalError) throw e;
         throw new ZonalError('invalid_source', 'A row group of the Parquet file could not be decoded.');
       }
-      const geometries = rows.map((r) => (r[geo.name] as Geometry | null | undefined) ?? null);
+      let wkb: (Uint8Array | null)[];
+      try {
+        wkb = rows.map((r) => {
+          const g = r[geo.name];
+          if (native) return geoArrowToWkb(g, native);
+          return g instanceof Uint8Array && g.length > 0 ? g : null;
+        });
+      } catch (e) {
+        throw new ZonalError('invalid_source', `A geometry of the file could not be read: ${(e as Error).message}`);
+      }
       const values = new Map(
         wanted.map((c) => {
           const scale = scales.get(c);
-          return [c, rows.map((r) => (scale === undefined ? toNumber(r[c]) : decimalValue(r[c], scale)))];
+          const out = new Float64Array(rows.length);
+          rows.forEach((r, i) => {
+            out[i] = (scale === undefined ? toNumber(r[c]) : decimalValue(r[c], scale)) ?? Number.NaN;
+          });
+          return [c, out];
         }),
       );
-      return { geometries, values };
+      return { wkb, values };
     },
   };
 }

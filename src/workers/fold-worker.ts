@@ -1,13 +1,25 @@
-/** Piscina worker entry: decoding, pixel loops and big polygon unions run here, off the event loop. */
+/** Piscina worker entry: decoding, pixel loops, vector clipping and polygon unions run here, off the event loop. */
 import { foldTiles, type FoldTask, type FoldResult } from '../zonal/fold.ts';
-import { unionAll } from '../geometry/clip.ts';
-import { ellipsoidalAreaM2 } from '../geometry/geodesic.ts';
-import type { MultiPolygonCoords } from '../geometry/types.ts';
+import { geometryEngine } from '../geometry/geos.ts';
+import { tallyChunk, type VectorChunkTask, type VectorChunkResult } from '../vector/tally.ts';
+import { wkbPolygonalAreaM2 } from '../geometry/wkb.ts';
+import type { UnionJob } from '../vector/data-area.ts';
 
-/** Area in m² of the union of polygons; null when the union fails. */
-export function unionArea(pieces: MultiPolygonCoords[]): number | null {
-  const union = unionAll(pieces);
-  return union === null ? null : ellipsoidalAreaM2(union);
+/** One chunk of vector features (see vector/tally.ts). */
+export async function vectorChunk(task: VectorChunkTask): Promise<VectorChunkResult> {
+  const engine = await geometryEngine();
+  const aoi = task.aoi.kind === 'area' ? engine.prepare(task.aoi.wkb) : null;
+  try {
+    return tallyChunk(task, aoi);
+  } finally {
+    aoi?.dispose();
+  }
+}
+
+/** Area in m² of each union job (vector data_area). */
+export async function unionAreas(jobs: UnionJob[]): Promise<number[]> {
+  const engine = await geometryEngine();
+  return jobs.map((j) => wkbPolygonalAreaM2(j.rect ? engine.union(j.pieces, j.rect) : engine.union(j.pieces)));
 }
 
 export default function fold(task: FoldTask): Promise<FoldResult> {

@@ -4,14 +4,17 @@
  */
 import { Piscina } from 'piscina';
 import { foldTiles, type FoldTask, type FoldResult } from '../zonal/fold.ts';
-import { unionArea } from './fold-worker.ts';
+import { unionAreas, vectorChunk } from './fold-worker.ts';
+import type { VectorChunkTask, VectorChunkResult } from '../vector/tally.ts';
+import type { UnionJob } from '../vector/data-area.ts';
 import { preloadImageCodecs } from '../raster/codecs/image.ts';
-import type { MultiPolygonCoords } from '../geometry/types.ts';
 
 export interface FoldRunner {
   run(task: FoldTask, signal?: AbortSignal): Promise<FoldResult>;
-  /** Area in m² of the union of polygons (vector data_area), null when the union fails. */
-  unionArea(pieces: MultiPolygonCoords[], signal?: AbortSignal): Promise<number | null>;
+  /** One chunk of vector features against the AOI (vector/tally.ts). */
+  vectorChunk(task: VectorChunkTask, signal?: AbortSignal): Promise<VectorChunkResult>;
+  /** Areas in m² of union jobs (vector data_area), spread over the workers. */
+  unionAreas(jobs: UnionJob[], signal?: AbortSignal): Promise<number[]>;
   /** Tasks queued or running, for load shedding. */
   readonly pending: number;
   close(): Promise<void>;
@@ -29,8 +32,16 @@ export function createFoldRunner(workers: number): FoldRunner {
           pending--;
         }
       },
-      async unionArea(pieces) {
-        return unionArea(pieces);
+      async vectorChunk(task) {
+        pending++;
+        try {
+          return await vectorChunk(task);
+        } finally {
+          pending--;
+        }
+      },
+      async unionAreas(jobs) {
+        return unionAreas(jobs);
       },
       get pending() {
         return pending;
@@ -62,10 +73,35 @@ export function createFoldRunner(workers: number): FoldRunner {
         pending--;
       }
     },
-    async unionArea(pieces, signal) {
+    async vectorChunk(task, signal) {
       pending++;
       try {
-        return (await pool.run(pieces, { name: 'unionArea', ...(signal ? { signal } : {}) })) as number | null;
+        // The feature bytes and values move to the worker rather than being copied.
+        const transferList = [task.bytes.buffer, task.offsets.buffer, ...task.values.map((v) => v.buffer)] as ArrayBuffer[];
+        return (await pool.run(task, { name: 'vectorChunk', transferList, ...(signal ? { signal } : {}) })) as VectorChunkResult;
+      } finally {
+        pending--;
+      }
+    },
+    async unionAreas(jobs, signal) {
+      pending++;
+      try {
+        // One batch per worker, dealt by size, so the unions run side by side.
+        const batches: { jobs: UnionJob[]; at: number[]; size: number }[] = Array.from({ length: Math.min(workers, jobs.length) }, () => ({ jobs: [], at: [], size: 0 }));
+        jobs.map((j, k) => ({ j, k, size: j.pieces.reduce((n, p) => n + p.length, 0) }))
+          .sort((a, b) => b.size - a.size)
+          .forEach(({ j, k, size }) => {
+            const b = batches.reduce((m, x) => (x.size < m.size ? x : m));
+            b.jobs.push(j);
+            b.at.push(k);
+            b.size += size;
+          });
+        const out = new Array<number>(jobs.length).fill(0);
+        await Promise.all(batches.map(async (b) => {
+          const areas = (await pool.run(b.jobs, { name: 'unionAreas', ...(signal ? { signal } : {}) })) as number[];
+          areas.forEach((a, i) => (out[b.at[i] as number] = a));
+        }));
+        return out;
       } finally {
         pending--;
       }

@@ -2,7 +2,7 @@
  * Pure: accumulator results + areas → the response object (CONTRACT §4): one key per band in the order
  * asked, the requested statistics, aoi_area and data_area always present, never NaN or Infinity.
  */
-import type { StatsAccumulator } from '../stats/accumulator.ts';
+import type { ResultContext, StatsAccumulator } from '../stats/accumulator.ts';
 import type { BandStats } from '../schemas/response.ts';
 
 function clean(v: unknown): unknown {
@@ -14,8 +14,17 @@ function finite(v: number): number {
   return Number.isFinite(v) ? v : 0;
 }
 
-export function bandStats(acc: StatsAccumulator, aoiAreaM2: number, dataAreaM2: number): BandStats {
+/**
+ * One band's or column's statistics. `context` is what density needs (vector); `replace` sets statistics
+ * the accumulator cannot compute (vector `sum`, an areal share), when they were asked for.
+ */
+export function bandStats(
+  acc: StatsAccumulator,
+  aoiAreaM2: number,
+  dataAreaM2: number,
+  options: { context?: ResultContext; replace?: Record<string, number | null> } = {},
+): BandStats {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(acc.result())) out[k] = clean(v);
+  for (const [k, v] of Object.entries(acc.result(options.context))) out[k] = clean(options.replace && k in options.replace ? options.replace[k] : v);
   return { ...out, aoi_area: finite(aoiAreaM2), data_area: finite(dataAreaM2) };
 }

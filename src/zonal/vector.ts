@@ -1,7 +1,9 @@
 /**
  * The vector use case, top to bottom (CONTRACT §5 vector rules):
- * format check → validate → open source → open GeoParquet (footer) → prune row groups → read the
- * geometry and value columns of the groups left → weigh each feature → accumulate per column → respond.
+ * format check → validate → open source → open GeoParquet (footer) → prune row groups → per row group:
+ * read its columns, keep the rows whose box meets the AOI (a scan of each row's WKB)
+ * → tally each chunk in the worker pool (vector/tally.ts) → merge the partials → data_area from the
+ * counted pieces (vector/data-area.ts) → respond (respond.ts, as the raster side does).
  */
 import { ZonalError } from '../errors.ts';
 import type { Config } from '../config.ts';
@@ -11,24 +13,25 @@ import type { StatsResponse } from '../schemas/response.ts';
 import { DEFAULT_STATS } from '../schemas/common.ts';
 import { parseAoi } from '../geometry/aoi.ts';
 import { makeTransformer, transformBBox, transformPolygons, type PointTransform } from '../geometry/reproject.ts';
-import { bboxesIntersect, bboxesOfPolygons, bboxOfPolygons } from '../geometry/bbox.ts';
-import { overlappingBoxes } from '../vector/overlap.ts';
-import { ellipsoidalAreaM2 } from '../geometry/geodesic.ts';
+import { bboxesIntersect, bboxesOfPolygons } from '../geometry/bbox.ts';
 import type { FoldRunner } from '../workers/pool.ts';
-import type { BBox, MultiPolygonCoords } from '../geometry/types.ts';
+import type { BBox } from '../geometry/types.ts';
 import { parseStatNames, type StatName } from '../stats/names.ts';
-import { createAccumulator, type StatsAccumulator } from '../stats/accumulator.ts';
-import { openGeoParquet } from '../vector/reader.ts';
+import { createAccumulator, restoreAccumulator, type StatsAccumulator } from '../stats/accumulator.ts';
+import { openGeoParquet, type FeatureBatch } from '../vector/reader.ts';
 import { resolveColumns } from '../vector/columns.ts';
 import { pruneRowGroups } from '../vector/prune.ts';
 import { crsFromProjJson } from '../vector/crs.ts';
-import { geometryBBox, indexAoi, meetsAoi, polygonOverlap, shapeOf, touchesPoint, type Shape } from '../vector/weights.ts';
+import { wkbBBox, wkbFromPolygons, wkbFromShape, wkbKind, wkbToShape, type Shape, type ShapeKind } from '../geometry/wkb.ts';
+import type { ChunkAoi, PieceSet, VectorChunkResult } from '../vector/tally.ts';
+import { dataAreaM2, samePresence, type UnionJob } from '../vector/data-area.ts';
+import { bandStats } from './respond.ts';
 
 export interface VectorDeps {
   config: Config;
   openSource(url: string): Promise<ByteSource>;
-  /** Worker pool: the data_area union runs there, off the event loop. */
-  runner: Pick<FoldRunner, 'unionArea'>;
+  /** Worker pool: chunks are tallied and data_area unions computed there, off the event loop. */
+  runner: Pick<FoldRunner, 'vectorChunk' | 'unionAreas'>;
   signal?: AbortSignal;
   /** The caller already knows the source is Parquet (a STAC asset's media type says so). */
   knownParquet?: boolean;
@@ -36,8 +39,8 @@ export interface VectorDeps {
 
 const WGS84 = '+proj=longlat +datum=WGS84 +no_defs';
 const PARQUET_PATH = /\.(geo)?parquet$/i;
-/** Feature work between yields to the event loop, ms. */
-const SLICE_MS = 5;
+/** Chunks in the pool at once: enough to keep every worker busy while the next row group is read. */
+const IN_FLIGHT = 4;
 
 /** CONTRACT §5: the URL path (query aside, any case) must end in .parquet or .geoparquet; 415 otherwise. */
 export function checkParquetUrl(url: string): void {
@@ -52,25 +55,7 @@ export function checkParquetUrl(url: string): void {
   }
 }
 
-/** Per requested column: its accumulator, areal share sum and intersection pieces. */
-interface ColumnState {
-  acc: StatsAccumulator;
-  /** Features counted (value not null). */
-  n: number;
-  share: number;
-  /** Counted intersections, for the union behind data_area (dropped past MAX_UNION_PIECES). */
-  pieces: MultiPolygonCoords[];
-  /** Area of each piece, m². */
-  pieceAreas: number[];
-  /** Σ intersection areas, the data_area fallback past MAX_UNION_PIECES. */
-  interSum: number;
-  overflow: boolean;
-}
-
-const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-function toLonLat(shape: Shape, fwd: PointTransform | null): Shape {
-  if (fwd === null) return shape;
+function toLonLat(shape: Shape, fwd: PointTransform): Shape {
   switch (shape.kind) {
     case 'polygon':
       return { kind: 'polygon', polygons: transformPolygons(shape.polygons, fwd, 1e-7) };
@@ -81,16 +66,88 @@ function toLonLat(shape: Shape, fwd: PointTransform | null): Shape {
   }
 }
 
+interface Selected {
+  bytes: Uint8Array;
+  offsets: Uint32Array;
+  values: Float64Array[];
+  firstKind: ShapeKind | null;
+}
+
+/**
+ * The rows of a batch whose box meets one of `boxes` (the AOI's, in the file's CRS), packed for a worker,
+ * in lon/lat. Each box comes from a scan of the WKB (no object is built for a row that misses).
+ */
+function selectRows(batch: FeatureBatch, columns: readonly string[], boxes: readonly BBox[], fileToLonLat: PointTransform | null): Selected | null {
+  const keep: number[] = [];
+  const geoms: Uint8Array[] = [];
+  let size = 0;
+  let firstKind: ShapeKind | null = null;
+  for (let i = 0; i < batch.wkb.length; i++) {
+    let wkb = batch.wkb[i];
+    if (!wkb) continue;
+    const box = safeBox(wkb);
+    if (box === null || !boxes.some((b) => bboxesIntersect(b, box))) continue;
+    if (fileToLonLat !== null) {
+      const shape = safeShape(wkb);
+      if (shape === null) continue;
+      wkb = wkbFromShape(toLonLat(shape, fileToLonLat));
+    }
+    firstKind ??= safeKind(wkb);
+    keep.push(i);
+    geoms.push(wkb);
+    size += wkb.length;
+  }
+  if (keep.length === 0) return null;
+  const bytes = new Uint8Array(size);
+  const offsets = new Uint32Array(keep.length + 1);
+  let o = 0;
+  geoms.forEach((g, k) => {
+    bytes.set(g, o);
+    o += g.length;
+    offsets[k + 1] = o;
+  });
+  const values = columns.map((c) => {
+    const all = batch.values.get(c) as Float64Array;
+    return Float64Array.from(keep, (i) => all[i] as number);
+  });
+  return { bytes, offsets, values, firstKind };
+}
+
+function badWkb(): ZonalError {
+  return new ZonalError('invalid_source', 'A feature geometry of the file is not valid WKB.');
+}
+function safeBox(wkb: Uint8Array): BBox | null {
+  try {
+    return wkbBBox(wkb);
+  } catch {
+    throw badWkb();
+  }
+}
+function safeShape(wkb: Uint8Array): Shape | null {
+  try {
+    return wkbToShape(wkb);
+  } catch {
+    throw badWkb();
+  }
+}
+function safeKind(wkb: Uint8Array): ShapeKind | null {
+  try {
+    return wkbKind(wkb);
+  } catch {
+    throw badWkb();
+  }
+}
+
 /** Statistics of numeric columns of the GeoParquet file at `req.url` inside `req.aoi`. */
 export async function vectorZonalStats(req: VectorRequest, deps: VectorDeps): Promise<StatsResponse> {
-  const { config } = deps;
+  const { config, signal } = deps;
   if (!deps.knownParquet) checkParquetUrl(req.url);
   const names: StatName[] = parseStatNames(req.stats ?? DEFAULT_STATS, 'vector');
   const aoi = parseAoi(req.aoi, { maxVertices: config.maxVertices });
   const byArea = (req.weighting_method ?? 'area') === 'area';
 
   const source = await deps.openSource(req.url);
-  const reader = await openGeoParquet(source, req.geometry_column, deps.signal);
+  const reader = await openGeoParquet(source, req.geometry_column, signal);
   const { info } = reader;
   const columns = resolveColumns(req.columns, info.columns);
   const crs = crsFromProjJson(info.geo.crs);
@@ -109,121 +166,52 @@ export async function vectorZonalStats(req: VectorRequest, deps: VectorDeps): Pr
     );
   }
 
-  const idx = aoi.kind === 'area' ? indexAoi(aoi.polygons) : null;
+  const chunkAoi: ChunkAoi = aoi.kind === 'point' ? { kind: 'point', lon: aoi.lon, lat: aoi.lat } : { kind: 'area', wkb: wkbFromPolygons(aoi.polygons) };
   // Polygon datasets are weighted in intersect mode; points, lines and touch mode are not (CONTRACT §5).
-  let states: Map<string, ColumnState> | null = null;
-  const statesFor = (shape: Shape): Map<string, ColumnState> => {
-    if (states === null) {
-      const weighted = idx !== null && shape.kind === 'polygon';
-      states = new Map(columns.map((c) => [c, { acc: createAccumulator({ names, weighted, countItems: true }), n: 0, share: 0, pieces: [], pieceAreas: [], interSum: 0, overflow: false }]));
-    }
-    return states;
-  };
-
-  let sliceStart = performance.now();
+  // The first feature whose box meets the AOI decides, for every chunk alike.
+  let weighted: boolean | null = null;
+  const pending: Promise<VectorChunkResult>[] = [];
+  const partials: VectorChunkResult[] = [];
   for (const g of groups) {
+    if (signal?.aborted) throw signal.reason;
     const batch = await reader.readGroup(g, columns);
-    for (let i = 0; i < batch.geometries.length; i++) {
-      if (performance.now() - sliceStart > SLICE_MS) {
-        await yieldToLoop();
-        if (deps.signal?.aborted) throw deps.signal.reason;
-        sliceStart = performance.now();
-      }
-      const geometry = batch.geometries[i] ?? null;
-      if (geometry === null) continue;
-      if (crs.isGeographic) {
-        // Most rows of a row group miss the AOI: reject them on their box before building anything.
-        const gb = geometryBBox(geometry);
-        if (gb === null || !lonLatBoxes.some((b) => bboxesIntersect(b, gb))) continue;
-      }
-      const raw = shapeOf(geometry);
-      if (raw === null) continue;
-      const shape = toLonLat(raw, fileToLonLat);
-      const cols = statesFor(shape);
-      let weight = 1;
-      let share = 1;
-      let pieces: MultiPolygonCoords | null = null;
-      let interM2 = 0;
-      if (aoi.kind === 'point') {
-        if (!touchesPoint(shape, aoi.lon, aoi.lat)) continue;
-      } else if (shape.kind === 'polygon') {
-        const ov = polygonOverlap(idx!, shape.polygons);
-        if (ov === null) continue;
-        share = ov.interAreaM2 / ov.featureAreaM2;
-        weight = byArea ? ov.interAreaM2 : share;
-        pieces = ov.pieces;
-        interM2 = ov.interAreaM2;
-      } else if (!meetsAoi(idx!, shape)) {
-        continue;
-      }
-      for (const c of columns) {
-        const v = batch.values.get(c)?.[i];
-        if (v === null || v === undefined) continue;
-        const st = cols.get(c) as ColumnState;
-        st.acc.add(v, weight);
-        st.n += 1;
-        st.share += v * share;
-        if (pieces) {
-          st.interSum += interM2;
-          if (!st.overflow) {
-            st.pieces.push(pieces);
-            st.pieceAreas.push(interM2);
-          }
-          if (st.pieces.length > MAX_UNION_PIECES) {
-            st.pieces = [];
-            st.pieceAreas = [];
-            st.overflow = true;
-          }
-        }
-      }
-    }
+    const chunk = selectRows(batch, columns, boxes, fileToLonLat);
+    if (chunk === null) continue;
+    weighted ??= aoi.kind === 'area' && chunk.firstKind === 'polygon';
+    pending.push(deps.runner.vectorChunk({ aoi: chunkAoi, weighted, byArea, names, bytes: chunk.bytes, offsets: chunk.offsets, values: chunk.values }, signal));
+    if (pending.length >= IN_FLIGHT) partials.push(await (pending.shift() as Promise<VectorChunkResult>));
+  }
+  partials.push(...(await Promise.all(pending)));
+
+  // Merge the partials column by column.
+  const accs: StatsAccumulator[] = columns.map(() => createAccumulator({ names, weighted: weighted ?? false, countItems: true }));
+  const counted = columns.map(() => 0);
+  const shares = columns.map(() => 0);
+  for (const p of partials) {
+    p.columns.forEach((col, c) => {
+      (accs[c] as StatsAccumulator).merge(restoreAccumulator(col.acc));
+      counted[c] = (counted[c] as number) + col.n;
+      shares[c] = (shares[c] as number) + col.share;
+    });
   }
 
   const aoiAreaM2 = aoi.kind === 'area' ? aoi.areaM2 : 0;
+  const pieces: PieceSet[] = partials.map((p) => p.pieces);
+  const unionAreas = (jobs: UnionJob[]) => deps.runner.unionAreas(jobs, signal);
+  const dataAreas: Promise<number>[] = [];
   const response: StatsResponse = {};
-  // Columns without nulls count the same features: one union serves them all.
-  const unions = new Map<string, Promise<number>>();
-  for (const c of columns) {
-    const st = (states as Map<string, ColumnState> | null)?.get(c) ?? {
-      acc: createAccumulator({ names, weighted: false, countItems: true }),
-      n: 0,
-      share: 0,
-      pieces: [],
-      pieceAreas: [],
-      interSum: 0,
-      overflow: false,
-    };
-    const result: Record<string, unknown> = { ...st.acc.result({ aoiAreaM2: aoi.kind === 'area' ? aoiAreaM2 : null }) };
-    // `sum` is the areal share Σ value × (intersection / feature area), whatever the weighting.
-    if ('sum' in result) result['sum'] = st.n === 0 ? null : st.share;
-    const key = `${st.pieces.length}:${st.interSum}`;
-    if (!unions.has(key)) unions.set(key, dataArea(st, aoiAreaM2, deps));
-    response[c] = { ...result, aoi_area: aoiAreaM2, data_area: await (unions.get(key) as Promise<number>) };
+  for (let c = 0; c < columns.length; c++) {
+    // Columns that count the same pieces (no nulls where the other has none) share one data_area.
+    const same = dataAreas.findIndex((_, k) => samePresence(pieces, columns.length, k, c));
+    dataAreas.push(same >= 0 ? (dataAreas[same] as Promise<number>) : dataAreaM2(pieces, columns.length, c, unionAreas));
   }
-  return response;
-}
-
-/**
- * Most intersections dissolved into one union for data_area; past this the union's cost grows faster than
- * the answer's worth, and data_area is the sum of the intersection areas, at most the AOI's area.
- */
-const MAX_UNION_PIECES = 5000;
-
-/** Area of the union of the counted intersections (overlapping features count once). */
-async function dataArea(st: ColumnState, aoiAreaM2: number, deps: VectorDeps): Promise<number> {
-  if (st.overflow) return Math.min(aoiAreaM2, st.interSum);
-  if (st.pieces.length === 0) return 0;
-  if (st.pieces.length === 1) return ellipsoidalAreaM2(st.pieces[0]!);
-  // Pieces whose boxes overlap no other box add exactly; only the others go through a union.
-  const overlapping = overlappingBoxes(st.pieces.map((p) => bboxOfPolygons(p)));
-  let separate = 0;
-  st.pieceAreas.forEach((a, i) => {
-    if (!overlapping.has(i)) separate += a;
+  const areas = await Promise.all(dataAreas);
+  columns.forEach((name, c) => {
+    response[name] = bandStats(accs[c] as StatsAccumulator, aoiAreaM2, areas[c] as number, {
+      context: { aoiAreaM2: aoi.kind === 'area' ? aoiAreaM2 : null },
+      // `sum` is the areal share Σ value × (intersection / feature area), whatever the weighting.
+      replace: { sum: counted[c] === 0 ? null : (shares[c] as number) },
+    });
   });
-  if (overlapping.size === 0) return separate;
-  const area = await deps.runner.unionArea(
-    st.pieces.filter((_, i) => overlapping.has(i)),
-    deps.signal,
-  );
-  return area === null ? Math.min(aoiAreaM2, st.interSum) : separate + area;
+  return response;
 }

@@ -118,7 +118,11 @@ describe('resolveGeoColumn: encoding and CRS', () => {
     expect(resolveGeoColumn(geoOf('g', {}), ['g'], undefined).encoding).toBe('WKB');
   });
 
-  it.each(['point', 'polygon', 'multipolygon', 'WKT', 'geoarrow.polygon'])('a non-WKB encoding (%s) is 422 invalid_source naming it', (encoding) => {
+  it.each(['point', 'Polygon', 'multipolygon', 'linestring', 'multipoint', 'multilinestring'])('a GeoArrow encoding (%s) is accepted, lower-cased', (encoding) => {
+    expect(resolveGeoColumn(geoOf('g', { encoding }), ['g'], undefined).encoding).toBe(encoding.toLowerCase());
+  });
+
+  it.each(['WKT', 'geoarrow.polygon', 'box'])('another encoding (%s) is 422 invalid_source naming it', (encoding) => {
     const e = thrown(() => resolveGeoColumn(geoOf('g', { encoding }), ['g'], undefined));
     expect(e.status).toBe(422);
     expect(e.code).toBe('invalid_source');
@@ -126,8 +130,8 @@ describe('resolveGeoColumn: encoding and CRS', () => {
     expect(e.detail).toContain('WKB');
   });
 
-  it('the non-WKB check applies to the requested column, not to the primary one', () => {
-    const geo = JSON.stringify({ primary_column: 'a', columns: { a: { encoding: 'WKB' }, b: { encoding: 'point' } } });
+  it('the encoding check applies to the requested column, not to the primary one', () => {
+    const geo = JSON.stringify({ primary_column: 'a', columns: { a: { encoding: 'WKB' }, b: { encoding: 'WKT' } } });
     expect(resolveGeoColumn(geo, ['a', 'b'], undefined).name).toBe('a');
     expect(thrown(() => resolveGeoColumn(geo, ['a', 'b'], 'B')).code).toBe('invalid_source');
   });

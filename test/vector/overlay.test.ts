@@ -1,6 +1,7 @@
 /**
- * src/vector/weights.ts: features reduced to shapes, touch mode (bare point) and the overlap of a
- * polygonal feature with the AOI. Areas are checked against the closed form of a lon/lat rectangle on the
+ * Features against the AOI: WKB read into shapes (geometry/wkb.ts), touch mode (vector/touch.ts), and the
+ * overlap of a polygonal feature with the prepared AOI (vector/tally.ts featureOverlap, through GEOS in
+ * geometry/geos.ts). The WKB handed in is written by a few lines here, not by the modules under test. Areas are checked against the closed form of a lon/lat rectangle on the
  * WGS84 ellipsoid, written out here independently of src/geometry/geodesic.ts:
  *
  *   A([λ1,λ2] × [φ1,φ2]) = |λ2 − λ1| (radians) · b²/2 · [q(φ2) − q(φ1)],
@@ -10,9 +11,64 @@
  * halved. (Edges straight in lon/lat, as CONTRACT §5 and the oracle read them.)
  */
 import { describe, expect, it } from 'vitest';
-import { indexAoi, meetsAoi, pointInPolygons, polygonOverlap, shapeOf, touchesPoint, type Shape } from '../../src/vector/weights.ts';
-import type { Geometry } from '../../src/vector/reader.ts';
+import { wkbFromPolygons, wkbFromShape, wkbToShape, type Shape } from '../../src/geometry/wkb.ts';
+import { geometryEngine, type PreparedAoi } from '../../src/geometry/geos.ts';
+import { featureOverlap } from '../../src/vector/tally.ts';
+import { pointInPolygons, touchesPoint } from '../../src/vector/touch.ts';
 import type { MultiPolygonCoords, PolygonCoords, Position } from '../../src/geometry/types.ts';
+
+type Geometry =
+  | { type: 'Point'; coordinates: number[] }
+  | { type: 'MultiPoint' | 'LineString'; coordinates: number[][] }
+  | { type: 'MultiLineString' | 'Polygon'; coordinates: number[][][] }
+  | { type: 'MultiPolygon'; coordinates: number[][][][] }
+  | { type: 'GeometryCollection'; geometries: Geometry[] };
+
+/** GeoJSON → ISO WKB (little-endian; 3D when a coordinate has z, as ISO type + 1000), written here. */
+function toWkb(g: Geometry): Uint8Array {
+  const out: number[] = [];
+  const u32 = (v: number) => out.push(...new Uint8Array(Uint32Array.of(v).buffer));
+  const f64 = (v: number) => out.push(...new Uint8Array(Float64Array.of(v).buffer));
+  const hasZ = (c: unknown): boolean => (Array.isArray(c) && typeof c[0] === 'number' ? c.length > 2 : Array.isArray(c) && c.some(hasZ));
+  const write = (x: Geometry): void => {
+    const z = x.type !== 'GeometryCollection' && hasZ(x.coordinates);
+    const types = { Point: 1, LineString: 2, Polygon: 3, MultiPoint: 4, MultiLineString: 5, MultiPolygon: 6, GeometryCollection: 7 };
+    out.push(1);
+    u32(types[x.type] + (z ? 1000 : 0));
+    const pt = (p: number[]) => {
+      f64(p[0] ?? Number.NaN);
+      f64(p[1] ?? Number.NaN);
+      if (z) f64(p[2] ?? 0);
+    };
+    const path = (l: number[][]) => {
+      u32(l.length);
+      l.forEach(pt);
+    };
+    switch (x.type) {
+      case 'Point': pt(x.coordinates); break;
+      case 'LineString': path(x.coordinates); break;
+      case 'Polygon': u32(x.coordinates.length); x.coordinates.forEach(path); break;
+      case 'MultiPoint': u32(x.coordinates.length); x.coordinates.forEach((c) => write({ type: 'Point', coordinates: c })); break;
+      case 'MultiLineString': u32(x.coordinates.length); x.coordinates.forEach((c) => write({ type: 'LineString', coordinates: c })); break;
+      case 'MultiPolygon': u32(x.coordinates.length); x.coordinates.forEach((c) => write({ type: 'Polygon', coordinates: c })); break;
+      case 'GeometryCollection': u32(x.geometries.length); x.geometries.forEach(write); break;
+    }
+  };
+  write(g);
+  return Uint8Array.from(out);
+}
+
+const shapeOf = (g: Geometry | null): Shape | null => (g === null ? null : wkbToShape(toWkb(g)));
+
+const engine = await geometryEngine();
+const indexAoi = (polygons: MultiPolygonCoords): PreparedAoi => engine.prepare(wkbFromPolygons(polygons));
+const polygonOverlap = (aoi: PreparedAoi, feature: MultiPolygonCoords) => {
+  const ov = featureOverlap(aoi, wkbFromPolygons(feature));
+  if (ov === null) return null;
+  const shape = wkbToShape(ov.piece);
+  return { interAreaM2: ov.interAreaM2, featureAreaM2: ov.featureAreaM2, pieces: shape?.kind === 'polygon' ? shape.polygons : [] };
+};
+const meetsAoi = (aoi: PreparedAoi, shape: Shape): boolean => aoi.meets(wkbFromShape(shape));
 
 const A = 6378137;
 const F = 1 / 298.257223563;
@@ -46,7 +102,7 @@ describe('the closed form used below (sanity)', () => {
 describe('shapeOf', () => {
   it('null and empty geometries are null', () => {
     expect(shapeOf(null)).toBeNull();
-    expect(shapeOf({ type: 'Point', coordinates: [] })).toBeNull();
+    expect(shapeOf({ type: 'Point', coordinates: [] })).toBeNull(); // NaN coordinates: WKB's empty point
     expect(shapeOf({ type: 'MultiPoint', coordinates: [] })).toBeNull();
     expect(shapeOf({ type: 'MultiLineString', coordinates: [] })).toBeNull();
     expect(shapeOf({ type: 'Polygon', coordinates: [] })).toBeNull();
@@ -169,7 +225,7 @@ describe('polygonOverlap', () => {
     expect(ov).not.toBeNull();
     expectRel(ov!.featureAreaM2, rectArea(2, 2, 3, 3));
     expect(ov!.interAreaM2).toBe(ov!.featureAreaM2);
-    expect(ov!.pieces).toBe(feature);
+    expect(ov!.pieces).toEqual(feature);
   });
 
   it('a feature wholly outside is null (beyond the AOI box, and inside the box of a concave AOI)', () => {

@@ -1,0 +1,182 @@
+/**
+ * The polygon engine: GEOS (the engine of shapely, PostGIS and DuckDB spatial) compiled to WebAssembly
+ * by geos-wasm. The only file that imports it. Geometries go in and out as WKB, so a feature's bytes from
+ * the Parquet file are handed over as they are. Chosen over polyclip-ts (the previous engine), Clipper2
+ * and martinez by bench/clip: a prepared AOI answers "inside / outside / crossing" in ~0.5 µs, an
+ * intersection costs ~30 µs instead of ~1 ms, one unary union dissolves 100,000 pieces, and it agrees
+ * with shapely on bow-ties (made valid the same way), slivers, shared edges and holes.
+ *
+ * Each thread (the main one and every worker) loads its own instance once; nothing here is shared.
+ */
+import initGeosJs from 'geos-wasm';
+import { ZonalError } from '../errors.ts';
+import { wkbBBox } from './wkb.ts';
+
+function wkbBox(wkb: Uint8Array): [number, number, number, number] {
+  return wkbBBox(wkb) ?? [0, 0, 0, 0];
+}
+
+type Geos = Awaited<ReturnType<typeof initGeosJs>>;
+
+/** How a polygonal feature lies with respect to the AOI. */
+export type Relation = 'outside' | 'inside' | 'crosses';
+
+export interface Overlay {
+  relation: Relation;
+  /** The feature as measured: its own WKB, or the valid geometry GEOS makes of an invalid one (as shapely's make_valid). */
+  feature: Uint8Array;
+  /** feature ∩ AOI as WKB when the feature crosses the AOI's boundary, else null. */
+  piece: Uint8Array | null;
+}
+
+export interface PreparedAoi {
+  /** A polygonal feature against the AOI. */
+  overlay(feature: Uint8Array): Overlay;
+  /** Whether a feature (point or line) meets the AOI, boundary included. */
+  meets(feature: Uint8Array): boolean;
+  /** Frees the AOI's memory in the engine. */
+  dispose(): void;
+}
+
+export interface GeometryEngine {
+  /** The AOI (WKB), prepared for many tests. */
+  prepare(aoi: Uint8Array): PreparedAoi;
+  /**
+   * WKB of the union of the pieces (one cascaded unary union, not piece by piece); with `rect`, of their
+   * parts inside that lon/lat rectangle (the pieces whose box reaches outside it are intersected with it).
+   */
+  union(pieces: readonly Uint8Array[], rect?: readonly [number, number, number, number]): Uint8Array;
+}
+
+let loading: Promise<GeometryEngine> | null = null;
+
+/** This thread's engine (loaded on first use, ~30 ms). */
+export function geometryEngine(): Promise<GeometryEngine> {
+  loading ??= initGeosJs().then(makeEngine);
+  return loading;
+}
+
+function makeEngine(geos: Geos): GeometryEngine {
+  const M = geos.Module;
+  const reader = geos.GEOSWKBReader_create();
+  const sizePtr = M._malloc(4);
+  let buf = 0;
+  let bufSize = 0;
+
+  const read = (wkb: Uint8Array): number => {
+    if (wkb.length > bufSize) {
+      if (buf) M._free(buf);
+      bufSize = Math.max(wkb.length, 2 * bufSize, 64 * 1024);
+      buf = M._malloc(bufSize);
+    }
+    M.HEAPU8.set(wkb, buf);
+    const g = geos.GEOSWKBReader_read(reader, buf, wkb.length);
+    if (!g) throw new ZonalError('invalid_source', 'A feature geometry of the file is not valid WKB.');
+    return g;
+  };
+  const write = (g: number): Uint8Array => {
+    const p = geos.GEOSGeomToWKB_buf(g, sizePtr);
+    const n = M.HEAPU32[sizePtr >> 2] as number;
+    const out = M.HEAPU8.slice(p, p + n);
+    geos.GEOSFree(p);
+    return out;
+  };
+  const attempt = <T>(f: () => T): T | null => {
+    try {
+      return f();
+    } catch {
+      return null;
+    }
+  };
+
+  return {
+    prepare(aoiWkb) {
+      const aoi = read(aoiWkb);
+      const prepared = geos.GEOSPrepare(aoi);
+      return {
+        overlay(featureWkb) {
+          let g = read(featureWkb);
+          try {
+            let feature = featureWkb;
+            if (geos.GEOSisValid(g) !== 1) {
+              const valid = geos.GEOSMakeValid(g);
+              geos.GEOSGeom_destroy(g);
+              g = valid;
+              feature = write(g);
+            }
+            if (geos.GEOSPreparedContainsProperly(prepared, g) === 1) return { relation: 'inside', feature, piece: null };
+            if (geos.GEOSPreparedIntersects(prepared, g) !== 1) return { relation: 'outside', feature, piece: null };
+            // A TopologyException is retried at a fixed precision of 1e-12° (about 0.1 µm).
+            const inter = attempt(() => geos.GEOSIntersection(aoi, g)) ?? attempt(() => geos.GEOSIntersectionPrec(aoi, g, 1e-12));
+            if (!inter) throw new ZonalError('invalid_source', 'A feature geometry of the file could not be intersected with the area of interest.');
+            const piece = write(inter);
+            geos.GEOSGeom_destroy(inter);
+            return { relation: 'crosses', feature, piece };
+          } finally {
+            geos.GEOSGeom_destroy(g);
+          }
+        },
+        meets(featureWkb) {
+          const g = read(featureWkb);
+          try {
+            return geos.GEOSPreparedIntersects(prepared, g) === 1;
+          } finally {
+            geos.GEOSGeom_destroy(g);
+          }
+        },
+        dispose() {
+          geos.GEOSPreparedGeom_destroy(prepared);
+          geos.GEOSGeom_destroy(aoi);
+        },
+      };
+    },
+    union(pieces, rect) {
+      let parts = pieces;
+      if (rect) {
+        const [x0, y0, x1, y1] = rect;
+        const box = geos.GEOSGeom_createRectangle(x0, y0, x1, y1);
+        try {
+          parts = pieces.map((p) => {
+            const b = wkbBox(p);
+            if (b[0] >= x0 && b[1] >= y0 && b[2] <= x1 && b[3] <= y1) return p;
+            const g = read(p);
+            try {
+              const inside = attempt(() => geos.GEOSIntersection(g, box)) ?? attempt(() => geos.GEOSIntersectionPrec(g, box, 1e-12));
+              if (!inside) throw new ZonalError('invalid_source', 'The features counted could not be merged to measure data_area.');
+              const out = write(inside);
+              geos.GEOSGeom_destroy(inside);
+              return out;
+            } finally {
+              geos.GEOSGeom_destroy(g);
+            }
+          });
+        } finally {
+          geos.GEOSGeom_destroy(box);
+        }
+      }
+      // A GEOMETRYCOLLECTION of the parts, read in one go (building collections through the C API is slower).
+      let size = 9;
+      for (const p of parts) size += p.length;
+      const wkb = new Uint8Array(size);
+      const dv = new DataView(wkb.buffer);
+      dv.setUint8(0, 1);
+      dv.setUint32(1, 7, true);
+      dv.setUint32(5, parts.length, true);
+      let o = 9;
+      for (const p of parts) {
+        wkb.set(p, o);
+        o += p.length;
+      }
+      const all = read(wkb);
+      try {
+        const u = attempt(() => geos.GEOSUnaryUnion(all)) ?? attempt(() => geos.GEOSUnaryUnionPrec(all, 1e-12));
+        if (!u) throw new ZonalError('invalid_source', 'The features counted could not be merged to measure data_area.');
+        const out = write(u);
+        geos.GEOSGeom_destroy(u);
+        return out;
+      } finally {
+        geos.GEOSGeom_destroy(all);
+      }
+    },
+  };
+}
