@@ -51,7 +51,7 @@ const ALLOWED: Record<string, string[]> = {
   source: ['errors', 'config'],
   stac: ['errors', 'source'],
   raster: ['errors', 'geometry', 'source', 'coverage'],
-  vector: ['errors', 'geometry', 'source', 'stats'],
+  vector: ['errors', 'geometry', 'source', 'stats', 'raster/codecs/zstd.ts'],
   workers: ['errors', 'geometry', 'stats', 'coverage', 'raster', 'vector', 'zonal/fold.ts'],
   zonal: ['errors', 'config', 'schemas', 'geometry', 'stats', 'coverage', 'source', 'stac', 'raster', 'vector', 'workers'],
   http: ['errors', 'config', 'schemas', 'source', 'zonal', 'workers'],

@@ -136,43 +136,109 @@ function run(bytes: Uint8Array, v: Visitor): void {
   }
 }
 
+// Results of the closure-free walk below (bbox and kind are asked for every row of a row group, so they
+// build no visitor objects).
+let bx0 = 0;
+let by0 = 0;
+let bx1 = 0;
+let by1 = 0;
+/** 0 nothing, 1 point, 2 line, 3 polygon. */
+let dim = 0;
+
+function walk(c: Cursor): void {
+  const type = c.header();
+  if (type === POINT) {
+    const at = c.vertices(1);
+    const x = c.x(at, 0);
+    if (Number.isNaN(x)) return;
+    grow(x, c.y(at, 0));
+    if (dim < 1) dim = 1;
+  } else if (type === LINESTRING) {
+    const n = c.count();
+    span(c, c.vertices(n), n);
+    if (n > 0 && dim < 2) dim = 2;
+  } else if (type === POLYGON) {
+    const rings = c.count();
+    for (let r = 0; r < rings; r++) {
+      const n = c.count();
+      span(c, c.vertices(n), n);
+      if (r === 0 && n > 0) dim = 3;
+    }
+  } else {
+    const parts = c.count();
+    for (let i = 0; i < parts; i++) walk(c);
+  }
+}
+
+function grow(x: number, y: number): void {
+  if (x < bx0) bx0 = x;
+  if (x > bx1) bx1 = x;
+  if (y < by0) by0 = y;
+  if (y > by1) by1 = y;
+}
+
+function span(c: Cursor, at: number, n: number): void {
+  for (let i = 0; i < n; i++) grow(c.x(at, i), c.y(at, i));
+}
+
+function walkAll(bytes: Uint8Array): void {
+  bx0 = Infinity;
+  by0 = Infinity;
+  bx1 = -Infinity;
+  by1 = -Infinity;
+  dim = 0;
+  try {
+    walk(new Cursor(bytes));
+  } catch (e) {
+    if (e instanceof WkbError || e instanceof RangeError) throw new Error(`invalid WKB: ${e.message}`);
+    throw e;
+  }
+}
+
 /** Bounding box of a WKB geometry (x, y only); null when it is empty. Throws on malformed WKB. */
 export function wkbBBox(bytes: Uint8Array): BBox | null {
-  let x0 = Infinity;
-  let y0 = Infinity;
-  let x1 = -Infinity;
-  let y1 = -Infinity;
-  const add = (c: Cursor, at: number, n: number): void => {
-    for (let i = 0; i < n; i++) {
-      const x = c.x(at, i);
-      const y = c.y(at, i);
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
-    }
-  };
-  run(bytes, { point: (c, at) => add(c, at, 1), path: (c, at, n) => add(c, at, n) });
-  return x0 <= x1 && y0 <= y1 ? [x0, y0, x1, y1] : null;
+  walkAll(bytes);
+  return bx0 <= bx1 && by0 <= by1 ? [bx0, by0, bx1, by1] : null;
 }
 
 /** The highest dimension among the non-empty parts (collections are merged so), null when empty. */
 export function wkbKind(bytes: Uint8Array): ShapeKind | null {
-  let kind: ShapeKind | null = null;
-  run(bytes, {
-    point: () => {
-      if (kind === null) kind = 'point';
-    },
-    path: (_c, _at, n, ring) => {
-      if (n === 0) return;
-      if (ring >= 0) kind = 'polygon';
-      else if (kind !== 'polygon') kind = 'line';
-    },
-  });
-  return kind;
+  walkAll(bytes);
+  return dim === 3 ? 'polygon' : dim === 2 ? 'line' : dim === 1 ? 'point' : null;
 }
 
 let xy = new Float64Array(2048);
+let polygonalTotal = 0;
+
+function ringArea(c: Cursor, at: number, n: number): number {
+  if (xy.length < 2 * n) xy = new Float64Array(4 * n);
+  for (let i = 0; i < n; i++) {
+    xy[2 * i] = c.x(at, i);
+    xy[2 * i + 1] = c.y(at, i);
+  }
+  return Math.abs(signedRingAreaXYM2(xy, 0, n));
+}
+
+function walkArea(c: Cursor): void {
+  const type = c.header();
+  if (type === POINT) {
+    c.vertices(1);
+  } else if (type === LINESTRING) {
+    c.vertices(c.count());
+  } else if (type === POLYGON) {
+    const rings = c.count();
+    let polygon = 0;
+    for (let r = 0; r < rings; r++) {
+      const n = c.count();
+      const a = ringArea(c, c.vertices(n), n);
+      polygon += r === 0 ? a : -a;
+    }
+    if (rings > 0) polygonalTotal += Math.max(0, polygon);
+  } else {
+    const parts = c.count();
+    for (let i = 0; i < parts; i++) walkArea(c);
+  }
+}
 
 /**
  * Area in m² on the WGS84 ellipsoid of the polygonal parts of a lon/lat WKB geometry (lines and points
@@ -180,27 +246,14 @@ let xy = new Float64Array(2048);
  * ellipsoidalAreaM2 measures a MultiPolygonCoords.
  */
 export function wkbPolygonalAreaM2(bytes: Uint8Array): number {
-  let total = 0;
-  let polygon = 0;
-  run(bytes, {
-    polygonStart: () => {
-      polygon = 0;
-    },
-    path: (c, at, n, ring) => {
-      if (ring < 0) return;
-      if (xy.length < 2 * n) xy = new Float64Array(4 * n);
-      for (let i = 0; i < n; i++) {
-        xy[2 * i] = c.x(at, i);
-        xy[2 * i + 1] = c.y(at, i);
-      }
-      const a = Math.abs(signedRingAreaXYM2(xy, 0, n));
-      polygon += ring === 0 ? a : -a;
-    },
-    polygonEnd: () => {
-      total += Math.max(0, polygon);
-    },
-  });
-  return total;
+  polygonalTotal = 0;
+  try {
+    walkArea(new Cursor(bytes));
+  } catch (e) {
+    if (e instanceof WkbError || e instanceof RangeError) throw new Error(`invalid WKB: ${e.message}`);
+    throw e;
+  }
+  return polygonalTotal;
 }
 
 /** A WKB geometry as a Shape (collections merged by dimension, the highest wins); null when empty. */

@@ -6,7 +6,20 @@
  * parcels of a coverage share edges, so their boxes overlap and they form groups too: the union then
  * dissolves the shared edges, and its area is exactly their sum.
  */
-import type { PieceSet } from './tally.ts';
+/** The counted intersections of a chunk (feature ∩ AOI), for data_area. */
+export interface PieceSet {
+  /** Piece i is bytes[offsets[i], offsets[i + 1]) (WKB). */
+  bytes: Uint8Array;
+  offsets: Uint32Array;
+  /** xmin, ymin, xmax, ymax per piece. */
+  boxes: Float64Array;
+  /** Area of each piece, m². */
+  areas: Float64Array;
+  /** present[i × columns + c] is 1 when piece i counts for column c (its value there is not null). */
+  present: Uint8Array;
+  /** 1 when the piece's box overlaps another piece's box of the same chunk (found by the worker). */
+  linked: Uint8Array;
+}
 
 /** One union to measure: WKB pieces, and the lon/lat rectangle to keep of them (null: all of them). */
 export interface UnionJob {
@@ -14,8 +27,13 @@ export interface UnionJob {
   rect: [number, number, number, number] | null;
 }
 
-/** Areas (m²) of the unions of the jobs, in order. */
-export type UnionAreas = (jobs: UnionJob[]) => Promise<number[]>;
+/** Where the heavy parts run (the worker pool in the service). */
+export interface DataAreaRunner {
+  /** Areas (m²) of the unions of the jobs, in order. */
+  unionAreas(jobs: UnionJob[]): Promise<number[]>;
+  /** overlapGroups(boxes), off the event loop (a sort and sweep of every counted piece's box). */
+  overlapGroups(boxes: Float64Array): Promise<number[][]>;
+}
 
 /**
  * A group larger than this is cut by a grid of lon/lat rectangles into jobs of about TILE_PIECES pieces:
@@ -47,7 +65,9 @@ function find(parent: Int32Array, i: number): number {
  */
 export function overlapGroups(boxes: Float64Array): number[][] {
   const n = boxes.length / 4;
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (boxes[4 * a] as number) - (boxes[4 * b] as number));
+  const west = new Float64Array(n);
+  for (let i = 0; i < n; i++) west[i] = boxes[4 * i] as number;
+  const order = Uint32Array.from({ length: n }, (_, i) => i).sort((a, b) => (west[a] as number) - (west[b] as number));
   const parent = Int32Array.from({ length: n }, (_, i) => i);
   const linked = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
@@ -77,24 +97,60 @@ export function overlapGroups(boxes: Float64Array): number[][] {
   return [...groups.values()];
 }
 
-/** data_area in m² of column `column` (of `columns`) over the pieces of every chunk. */
-export async function dataAreaM2(sets: readonly PieceSet[], columns: number, column: number, unionAreas: UnionAreas): Promise<number> {
-  // The pieces this column counts, flattened across chunks.
-  const refs: [PieceSet, number][] = [];
-  for (const s of sets) for (let i = 0; i < s.areas.length; i++) if (s.present[i * columns + column]) refs.push([s, i]);
-  if (refs.length === 0) return 0;
-  const boxes = new Float64Array(4 * refs.length);
-  refs.forEach(([s, i], k) => boxes.set(s.boxes.subarray(4 * i, 4 * i + 4), 4 * k));
-  const groups = overlapGroups(boxes);
-  const grouped = new Uint8Array(refs.length);
-  for (const g of groups) for (const k of g) grouped[k] = 1;
+function extentOf(s: PieceSet): [number, number, number, number] {
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -Infinity;
+  let y1 = -Infinity;
+  for (let i = 0; i < s.areas.length; i++) {
+    x0 = Math.min(x0, s.boxes[4 * i] as number);
+    y0 = Math.min(y0, s.boxes[4 * i + 1] as number);
+    x1 = Math.max(x1, s.boxes[4 * i + 2] as number);
+    y1 = Math.max(y1, s.boxes[4 * i + 3] as number);
+  }
+  return [x0, y0, x1, y1];
+}
+
+const overlaps = (b: ArrayLike<number>, o: number, e: readonly number[]): boolean =>
+  (b[o] as number) < (e[2] as number) && (b[o + 2] as number) > (e[0] as number) && (b[o + 1] as number) < (e[3] as number) && (b[o + 3] as number) > (e[1] as number);
+
+/**
+ * data_area in m² of column `column` (of `columns`) over the pieces of every chunk. Only candidates go
+ * through the sweep: pieces linked within their chunk, and pieces whose box reaches into another chunk's
+ * extent; any other piece overlaps nothing and adds its area.
+ */
+export async function dataAreaM2(sets: readonly PieceSet[], columns: number, column: number, run: DataAreaRunner): Promise<number> {
+  const extents = sets.map(extentOf);
   let area = 0;
-  refs.forEach(([s, i], k) => {
-    if (!grouped[k]) area += s.areas[i] as number;
+  const setOf: number[] = [];
+  const pieceOf: number[] = [];
+  const candidateBoxes: number[] = [];
+  sets.forEach((s, si) => {
+    const mine = extents[si] as number[];
+    const others = extents.filter((e, sj) => sj !== si && overlaps(e, 0, mine));
+    for (let i = 0; i < s.areas.length; i++) {
+      if (!s.present[i * columns + column]) continue;
+      let candidate = s.linked[i] === 1;
+      for (let k = 0; !candidate && k < others.length; k++) candidate = overlaps(s.boxes, 4 * i, others[k] as number[]);
+      if (!candidate) {
+        area += s.areas[i] as number;
+        continue;
+      }
+      setOf.push(si);
+      pieceOf.push(i);
+      for (let d = 0; d < 4; d++) candidateBoxes.push(s.boxes[4 * i + d] as number);
+    }
   });
+  if (setOf.length === 0) return area;
+  const boxes = Float64Array.from(candidateBoxes);
+  const groups = await run.overlapGroups(boxes.slice());
+  const grouped = new Uint8Array(setOf.length);
+  for (const g of groups) for (const e of g) grouped[e] = 1;
+  for (let e = 0; e < setOf.length; e++) if (!grouped[e]) area += (sets[setOf[e] as number] as PieceSet).areas[pieceOf[e] as number] as number;
   if (groups.length === 0) return area;
-  const piece = (k: number): Uint8Array => {
-    const [s, i] = refs[k] as [PieceSet, number];
+  const piece = (e: number): Uint8Array => {
+    const s = sets[setOf[e] as number] as PieceSet;
+    const i = pieceOf[e] as number;
     return s.bytes.subarray(s.offsets[i] as number, s.offsets[i + 1] as number);
   };
   const jobs: UnionJob[] = [];
@@ -102,7 +158,7 @@ export async function dataAreaM2(sets: readonly PieceSet[], columns: number, col
     if (g.length <= TILE_PIECES) jobs.push({ pieces: g.map(piece), rect: null });
     else jobs.push(...tiledJobs(g, boxes, piece));
   }
-  for (const a of await unionAreas(jobs)) area += a;
+  for (const a of await run.unionAreas(jobs)) area += a;
   return area;
 }
 

@@ -12,6 +12,9 @@ import { createAccumulator, type AccumulatorSnapshot } from '../stats/accumulato
 import type { PreparedAoi } from '../geometry/geos.ts';
 import { wkbBBox, wkbKind, wkbPolygonalAreaM2, wkbToShape } from '../geometry/wkb.ts';
 import { touchesPoint } from './touch.ts';
+import type { GroupBytes } from './reader.ts';
+import { overlapGroups, type PieceSet } from './data-area.ts';
+import type { BBox } from '../geometry/types.ts';
 
 export type ChunkAoi = { kind: 'area'; wkb: Uint8Array } | { kind: 'point'; lon: number; lat: number };
 
@@ -29,19 +32,6 @@ export interface VectorChunkTask {
   values: Float64Array[];
 }
 
-/** The counted intersections of a chunk (feature ∩ AOI), for data_area. */
-export interface PieceSet {
-  /** Piece i is bytes[offsets[i], offsets[i + 1]) (WKB). */
-  bytes: Uint8Array;
-  offsets: Uint32Array;
-  /** xmin, ymin, xmax, ymax per piece. */
-  boxes: Float64Array;
-  /** Area of each piece, m². */
-  areas: Float64Array;
-  /** present[i × columns + c] is 1 when piece i counts for column c (its value there is not null). */
-  present: Uint8Array;
-}
-
 export interface ColumnPartial {
   acc: AccumulatorSnapshot;
   /** Features counted (value not null). */
@@ -53,6 +43,26 @@ export interface ColumnPartial {
 export interface VectorChunkResult {
   columns: ColumnPartial[];
   pieces: PieceSet;
+}
+
+/** A fetched row group to decode, select and tally in a worker (workers/fold-worker.ts vectorGroup). */
+export interface VectorGroupTask {
+  group: GroupBytes;
+  aoi: ChunkAoi;
+  /** The AOI's boxes in the file's CRS. */
+  boxes: BBox[];
+  /** The file's proj4 definition when projected (rows are moved to lon/lat), null for lon/lat files. */
+  fileCrs: string | null;
+  /** Weighted statistics or not; null: this group decides, from the first row it keeps. */
+  weighted: boolean | null;
+  byArea: boolean;
+  names: StatName[];
+}
+
+/** A group's partials; `weighted` is null (and there are no partials) when no row of the group can meet the AOI. */
+export interface VectorGroupResult {
+  weighted: boolean | null;
+  result: VectorChunkResult | null;
 }
 
 export interface FeatureOverlap {
@@ -102,12 +112,17 @@ class Pieces {
   }
 
   done(): PieceSet {
+    const boxes = Float64Array.from(this.boxes);
+    // Which pieces overlap another of this chunk (the chunk's share of data_area's sweep, done here in the worker).
+    const linked = new Uint8Array(this.areas.length);
+    for (const g of overlapGroups(boxes)) for (const i of g) linked[i] = 1;
     return {
       bytes: this.bytes.slice(0, this.used),
       offsets: Uint32Array.from(this.offsets),
-      boxes: Float64Array.from(this.boxes),
+      boxes,
       areas: Float64Array.from(this.areas),
       present: Uint8Array.from(this.present),
+      linked,
     };
   }
 }

@@ -1,9 +1,11 @@
 /** Piscina worker entry: decoding, pixel loops, vector clipping and polygon unions run here, off the event loop. */
 import { foldTiles, type FoldTask, type FoldResult } from '../zonal/fold.ts';
 import { geometryEngine } from '../geometry/geos.ts';
-import { tallyChunk, type VectorChunkTask, type VectorChunkResult } from '../vector/tally.ts';
+import { tallyChunk, type VectorChunkTask, type VectorChunkResult, type VectorGroupTask, type VectorGroupResult } from '../vector/tally.ts';
+import { decodeGroup } from '../vector/reader.ts';
+import { selectRows } from '../vector/select.ts';
 import { wkbPolygonalAreaM2 } from '../geometry/wkb.ts';
-import type { UnionJob } from '../vector/data-area.ts';
+import { overlapGroups as groupsOf, type UnionJob } from '../vector/data-area.ts';
 
 /** One chunk of vector features (see vector/tally.ts). */
 export async function vectorChunk(task: VectorChunkTask): Promise<VectorChunkResult> {
@@ -16,10 +18,27 @@ export async function vectorChunk(task: VectorChunkTask): Promise<VectorChunkRes
   }
 }
 
+/** A fetched row group: decoded, its rows selected by box, then tallied (the main thread only fetched it). */
+export async function vectorGroup(task: VectorGroupTask): Promise<VectorGroupResult> {
+  const batch = await decodeGroup(task.group);
+  const columns = task.group.columns;
+  const chunk = selectRows(batch, columns, task.boxes, task.fileCrs);
+  if (chunk === null) return { weighted: null, result: null };
+  // Polygon datasets are weighted in intersect mode; points, lines and touch mode are not (CONTRACT §5).
+  const weighted = task.weighted ?? (task.aoi.kind === 'area' && chunk.firstKind === 'polygon');
+  const result = await vectorChunk({ aoi: task.aoi, weighted, byArea: task.byArea, names: task.names, bytes: chunk.bytes, offsets: chunk.offsets, values: chunk.values });
+  return { weighted, result };
+}
+
 /** Area in m² of each union job (vector data_area). */
 export async function unionAreas(jobs: UnionJob[]): Promise<number[]> {
   const engine = await geometryEngine();
   return jobs.map((j) => wkbPolygonalAreaM2(j.rect ? engine.union(j.pieces, j.rect) : engine.union(j.pieces)));
+}
+
+/** vector/data-area.ts overlapGroups, off the event loop. */
+export function overlapGroups(boxes: Float64Array): number[][] {
+  return groupsOf(boxes);
 }
 
 export default function fold(task: FoldTask): Promise<FoldResult> {

@@ -4,15 +4,19 @@
  */
 import { Piscina } from 'piscina';
 import { foldTiles, type FoldTask, type FoldResult } from '../zonal/fold.ts';
-import { unionAreas, vectorChunk } from './fold-worker.ts';
-import type { VectorChunkTask, VectorChunkResult } from '../vector/tally.ts';
+import { overlapGroups, unionAreas, vectorChunk, vectorGroup } from './fold-worker.ts';
+import type { VectorChunkTask, VectorChunkResult, VectorGroupTask, VectorGroupResult } from '../vector/tally.ts';
 import type { UnionJob } from '../vector/data-area.ts';
 import { preloadImageCodecs } from '../raster/codecs/image.ts';
 
 export interface FoldRunner {
   run(task: FoldTask, signal?: AbortSignal): Promise<FoldResult>;
+  /** A fetched row group: decoded, selected and tallied in a worker. */
+  vectorGroup(task: VectorGroupTask, signal?: AbortSignal): Promise<VectorGroupResult>;
   /** One chunk of vector features against the AOI (vector/tally.ts). */
   vectorChunk(task: VectorChunkTask, signal?: AbortSignal): Promise<VectorChunkResult>;
+  /** Groups of overlapping boxes (vector data_area's sweep). */
+  overlapGroups(boxes: Float64Array, signal?: AbortSignal): Promise<number[][]>;
   /** Areas in m² of union jobs (vector data_area), spread over the workers. */
   unionAreas(jobs: UnionJob[], signal?: AbortSignal): Promise<number[]>;
   /** Tasks queued or running, for load shedding. */
@@ -32,6 +36,14 @@ export function createFoldRunner(workers: number): FoldRunner {
           pending--;
         }
       },
+      async vectorGroup(task) {
+        pending++;
+        try {
+          return await vectorGroup(task);
+        } finally {
+          pending--;
+        }
+      },
       async vectorChunk(task) {
         pending++;
         try {
@@ -42,6 +54,9 @@ export function createFoldRunner(workers: number): FoldRunner {
       },
       async unionAreas(jobs) {
         return unionAreas(jobs);
+      },
+      async overlapGroups(boxes) {
+        return overlapGroups(boxes);
       },
       get pending() {
         return pending;
@@ -73,12 +88,29 @@ export function createFoldRunner(workers: number): FoldRunner {
         pending--;
       }
     },
+    async vectorGroup(task, signal) {
+      pending++;
+      try {
+        const transferList = task.group.ranges.map((r) => r.bytes);
+        return (await pool.run(task, { name: 'vectorGroup', transferList, ...(signal ? { signal } : {}) })) as VectorGroupResult;
+      } finally {
+        pending--;
+      }
+    },
     async vectorChunk(task, signal) {
       pending++;
       try {
         // The feature bytes and values move to the worker rather than being copied.
         const transferList = [task.bytes.buffer, task.offsets.buffer, ...task.values.map((v) => v.buffer)] as ArrayBuffer[];
         return (await pool.run(task, { name: 'vectorChunk', transferList, ...(signal ? { signal } : {}) })) as VectorChunkResult;
+      } finally {
+        pending--;
+      }
+    },
+    async overlapGroups(boxes, signal) {
+      pending++;
+      try {
+        return (await pool.run(boxes, { name: 'overlapGroups', transferList: [boxes.buffer as ArrayBuffer], ...(signal ? { signal } : {}) })) as number[][];
       } finally {
         pending--;
       }

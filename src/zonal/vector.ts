@@ -1,8 +1,8 @@
 /**
  * The vector use case, top to bottom (CONTRACT §5 vector rules):
  * format check → validate → open source → open GeoParquet (footer) → prune row groups → per row group:
- * read its columns, keep the rows whose box meets the AOI (a scan of each row's WKB)
- * → tally each chunk in the worker pool (vector/tally.ts) → merge the partials → data_area from the
+ * fetch its column chunks here, then in the worker pool decode them, keep the rows whose WKB box meets
+ * the AOI (vector/select.ts) and tally them (vector/tally.ts) → merge the partials → data_area from the
  * counted pieces (vector/data-area.ts) → respond (respond.ts, as the raster side does).
  */
 import { ZonalError } from '../errors.ts';
@@ -12,26 +12,26 @@ import type { VectorRequest } from '../schemas/vector.ts';
 import type { StatsResponse } from '../schemas/response.ts';
 import { DEFAULT_STATS } from '../schemas/common.ts';
 import { parseAoi } from '../geometry/aoi.ts';
-import { makeTransformer, transformBBox, transformPolygons, type PointTransform } from '../geometry/reproject.ts';
-import { bboxesIntersect, bboxesOfPolygons } from '../geometry/bbox.ts';
+import { makeTransformer, transformBBox } from '../geometry/reproject.ts';
+import { bboxesOfPolygons } from '../geometry/bbox.ts';
 import type { FoldRunner } from '../workers/pool.ts';
 import type { BBox } from '../geometry/types.ts';
 import { parseStatNames, type StatName } from '../stats/names.ts';
 import { createAccumulator, restoreAccumulator, type StatsAccumulator } from '../stats/accumulator.ts';
-import { openGeoParquet, type FeatureBatch } from '../vector/reader.ts';
+import { openGeoParquet } from '../vector/reader.ts';
 import { resolveColumns } from '../vector/columns.ts';
 import { pruneRowGroups } from '../vector/prune.ts';
 import { crsFromProjJson } from '../vector/crs.ts';
-import { wkbBBox, wkbFromPolygons, wkbFromShape, wkbKind, wkbToShape, type Shape, type ShapeKind } from '../geometry/wkb.ts';
-import type { ChunkAoi, PieceSet, VectorChunkResult } from '../vector/tally.ts';
-import { dataAreaM2, samePresence, type UnionJob } from '../vector/data-area.ts';
+import { wkbFromPolygons } from '../geometry/wkb.ts';
+import type { ChunkAoi, VectorChunkResult, VectorGroupResult } from '../vector/tally.ts';
+import { dataAreaM2, samePresence, type DataAreaRunner, type PieceSet, type UnionJob } from '../vector/data-area.ts';
 import { bandStats } from './respond.ts';
 
 export interface VectorDeps {
   config: Config;
   openSource(url: string): Promise<ByteSource>;
   /** Worker pool: chunks are tallied and data_area unions computed there, off the event loop. */
-  runner: Pick<FoldRunner, 'vectorChunk' | 'unionAreas'>;
+  runner: Pick<FoldRunner, 'vectorGroup' | 'unionAreas' | 'overlapGroups'>;
   signal?: AbortSignal;
   /** The caller already knows the source is Parquet (a STAC asset's media type says so). */
   knownParquet?: boolean;
@@ -55,89 +55,6 @@ export function checkParquetUrl(url: string): void {
   }
 }
 
-function toLonLat(shape: Shape, fwd: PointTransform): Shape {
-  switch (shape.kind) {
-    case 'polygon':
-      return { kind: 'polygon', polygons: transformPolygons(shape.polygons, fwd, 1e-7) };
-    case 'line':
-      return { kind: 'line', lines: shape.lines.map((l) => l.map(fwd)) };
-    case 'point':
-      return { kind: 'point', points: shape.points.map(fwd) };
-  }
-}
-
-interface Selected {
-  bytes: Uint8Array;
-  offsets: Uint32Array;
-  values: Float64Array[];
-  firstKind: ShapeKind | null;
-}
-
-/**
- * The rows of a batch whose box meets one of `boxes` (the AOI's, in the file's CRS), packed for a worker,
- * in lon/lat. Each box comes from a scan of the WKB (no object is built for a row that misses).
- */
-function selectRows(batch: FeatureBatch, columns: readonly string[], boxes: readonly BBox[], fileToLonLat: PointTransform | null): Selected | null {
-  const keep: number[] = [];
-  const geoms: Uint8Array[] = [];
-  let size = 0;
-  let firstKind: ShapeKind | null = null;
-  for (let i = 0; i < batch.wkb.length; i++) {
-    let wkb = batch.wkb[i];
-    if (!wkb) continue;
-    const box = safeBox(wkb);
-    if (box === null || !boxes.some((b) => bboxesIntersect(b, box))) continue;
-    if (fileToLonLat !== null) {
-      const shape = safeShape(wkb);
-      if (shape === null) continue;
-      wkb = wkbFromShape(toLonLat(shape, fileToLonLat));
-    }
-    firstKind ??= safeKind(wkb);
-    keep.push(i);
-    geoms.push(wkb);
-    size += wkb.length;
-  }
-  if (keep.length === 0) return null;
-  const bytes = new Uint8Array(size);
-  const offsets = new Uint32Array(keep.length + 1);
-  let o = 0;
-  geoms.forEach((g, k) => {
-    bytes.set(g, o);
-    o += g.length;
-    offsets[k + 1] = o;
-  });
-  const values = columns.map((c) => {
-    const all = batch.values.get(c) as Float64Array;
-    return Float64Array.from(keep, (i) => all[i] as number);
-  });
-  return { bytes, offsets, values, firstKind };
-}
-
-function badWkb(): ZonalError {
-  return new ZonalError('invalid_source', 'A feature geometry of the file is not valid WKB.');
-}
-function safeBox(wkb: Uint8Array): BBox | null {
-  try {
-    return wkbBBox(wkb);
-  } catch {
-    throw badWkb();
-  }
-}
-function safeShape(wkb: Uint8Array): Shape | null {
-  try {
-    return wkbToShape(wkb);
-  } catch {
-    throw badWkb();
-  }
-}
-function safeKind(wkb: Uint8Array): ShapeKind | null {
-  try {
-    return wkbKind(wkb);
-  } catch {
-    throw badWkb();
-  }
-}
-
 /** Statistics of numeric columns of the GeoParquet file at `req.url` inside `req.aoi`. */
 export async function vectorZonalStats(req: VectorRequest, deps: VectorDeps): Promise<StatsResponse> {
   const { config, signal } = deps;
@@ -151,7 +68,6 @@ export async function vectorZonalStats(req: VectorRequest, deps: VectorDeps): Pr
   const { info } = reader;
   const columns = resolveColumns(req.columns, info.columns);
   const crs = crsFromProjJson(info.geo.crs);
-  const fileToLonLat = crs.isGeographic ? null : makeTransformer(crs.proj4, WGS84).forward;
 
   // Row groups whose bbox statistics can meet the AOI (boxes in the file's CRS).
   const lonLatBoxes: BBox[] = aoi.kind === 'point' ? [[aoi.lon, aoi.lat, aoi.lon, aoi.lat]] : bboxesOfPolygons(aoi.polygons);
@@ -167,21 +83,25 @@ export async function vectorZonalStats(req: VectorRequest, deps: VectorDeps): Pr
   }
 
   const chunkAoi: ChunkAoi = aoi.kind === 'point' ? { kind: 'point', lon: aoi.lon, lat: aoi.lat } : { kind: 'area', wkb: wkbFromPolygons(aoi.polygons) };
-  // Polygon datasets are weighted in intersect mode; points, lines and touch mode are not (CONTRACT §5).
-  // The first feature whose box meets the AOI decides, for every chunk alike.
+  // The main thread only fetches column chunks; a worker decodes, selects and tallies each row group.
+  // Polygon datasets are weighted in intersect mode, others not (CONTRACT §5): the first row kept
+  // decides for every group, so groups go one at a time until one has kept a row.
   let weighted: boolean | null = null;
-  const pending: Promise<VectorChunkResult>[] = [];
+  const pending: Promise<VectorGroupResult>[] = [];
   const partials: VectorChunkResult[] = [];
+  const settle = (r: VectorGroupResult): void => {
+    if (r.result === null) return;
+    weighted ??= r.weighted;
+    partials.push(r.result);
+  };
   for (const g of groups) {
     if (signal?.aborted) throw signal.reason;
-    const batch = await reader.readGroup(g, columns);
-    const chunk = selectRows(batch, columns, boxes, fileToLonLat);
-    if (chunk === null) continue;
-    weighted ??= aoi.kind === 'area' && chunk.firstKind === 'polygon';
-    pending.push(deps.runner.vectorChunk({ aoi: chunkAoi, weighted, byArea, names, bytes: chunk.bytes, offsets: chunk.offsets, values: chunk.values }, signal));
-    if (pending.length >= IN_FLIGHT) partials.push(await (pending.shift() as Promise<VectorChunkResult>));
+    const group = await reader.fetchGroup(g, columns);
+    const task = { group, aoi: chunkAoi, boxes, fileCrs: crs.isGeographic ? null : crs.proj4, weighted, byArea, names };
+    pending.push(deps.runner.vectorGroup(task, signal));
+    if (weighted === null || pending.length >= IN_FLIGHT) settle(await (pending.shift() as Promise<VectorGroupResult>));
   }
-  partials.push(...(await Promise.all(pending)));
+  for (const r of await Promise.all(pending)) settle(r);
 
   // Merge the partials column by column.
   const accs: StatsAccumulator[] = columns.map(() => createAccumulator({ names, weighted: weighted ?? false, countItems: true }));
@@ -197,13 +117,16 @@ export async function vectorZonalStats(req: VectorRequest, deps: VectorDeps): Pr
 
   const aoiAreaM2 = aoi.kind === 'area' ? aoi.areaM2 : 0;
   const pieces: PieceSet[] = partials.map((p) => p.pieces);
-  const unionAreas = (jobs: UnionJob[]) => deps.runner.unionAreas(jobs, signal);
+  const run: DataAreaRunner = {
+    unionAreas: (jobs: UnionJob[]) => deps.runner.unionAreas(jobs, signal),
+    overlapGroups: (b: Float64Array) => deps.runner.overlapGroups(b, signal),
+  };
   const dataAreas: Promise<number>[] = [];
   const response: StatsResponse = {};
   for (let c = 0; c < columns.length; c++) {
     // Columns that count the same pieces (no nulls where the other has none) share one data_area.
     const same = dataAreas.findIndex((_, k) => samePresence(pieces, columns.length, k, c));
-    dataAreas.push(same >= 0 ? (dataAreas[same] as Promise<number>) : dataAreaM2(pieces, columns.length, c, unionAreas));
+    dataAreas.push(same >= 0 ? (dataAreas[same] as Promise<number>) : dataAreaM2(pieces, columns.length, c, run));
   }
   const areas = await Promise.all(dataAreas);
   columns.forEach((name, c) => {

@@ -4,12 +4,11 @@
  * separately and added). Checked against one plain GEOS union of everything, and against closed forms.
  */
 import { describe, expect, it } from 'vitest';
-import { dataAreaM2, overlapGroups, type UnionJob } from '../../src/vector/data-area.ts';
+import { dataAreaM2, overlapGroups, type DataAreaRunner, type PieceSet, type UnionJob } from '../../src/vector/data-area.ts';
 import { unionAreas } from '../../src/workers/fold-worker.ts';
 import { geometryEngine } from '../../src/geometry/geos.ts';
 import { wkbBBox, wkbFromPolygons, wkbPolygonalAreaM2 } from '../../src/geometry/wkb.ts';
 import { latLonCellAreaM2 } from '../../src/geometry/geodesic.ts';
-import type { PieceSet } from '../../src/vector/tally.ts';
 
 const rect = (x0: number, y0: number, x1: number, y1: number) => wkbFromPolygons([[[[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]]]);
 
@@ -27,13 +26,18 @@ function pieceSet(pieces: Uint8Array[]): PieceSet {
     boxes.set(wkbBBox(p) as number[], 4 * i);
     areas[i] = wkbPolygonalAreaM2(p);
   });
-  return { bytes, offsets, boxes, areas, present: new Uint8Array(pieces.length).fill(1) };
+  const linked = new Uint8Array(pieces.length);
+  for (const g of overlapGroups(boxes)) for (const i of g) linked[i] = 1;
+  return { bytes, offsets, boxes, areas, present: new Uint8Array(pieces.length).fill(1), linked };
 }
 
 const calls: UnionJob[][] = [];
-const union = (jobs: UnionJob[]) => {
-  calls.push(jobs);
-  return unionAreas(jobs);
+const union: DataAreaRunner = {
+  unionAreas(jobs: UnionJob[]) {
+    calls.push(jobs);
+    return unionAreas(jobs);
+  },
+  overlapGroups: async (boxes) => overlapGroups(boxes),
 };
 
 describe('overlapGroups', () => {

@@ -8,12 +8,20 @@ let ready: Promise<ZSTDDecoder> | null = null;
  * tile's decoded size. zstddec reports a zstd error code as a length; anything longer is corrupt input.
  */
 export async function decodeZstd(bytes: Uint8Array, size: number): Promise<Uint8Array> {
+  return (await zstdDecoder())(bytes, size);
+}
+
+/** A synchronous decoder once the WASM is loaded (for hyparquet's compressor table, which calls it synchronously). */
+export async function zstdDecoder(): Promise<(bytes: Uint8Array, size: number) => Uint8Array> {
   ready ??= (async () => {
     const d = new ZSTDDecoder();
     await d.init();
     return d;
   })();
-  const out = (await ready).decode(bytes, size);
-  if (out.length > size) throw new Error('invalid ZSTD data');
-  return out;
+  const d = await ready;
+  return (bytes, size) => {
+    const out = d.decode(bytes, size);
+    if (out.length > size) throw new Error('invalid ZSTD data');
+    return out;
+  };
 }
