@@ -99,6 +99,65 @@ def squares_notes():
     return area_note, ratio_note
 
 
+def geoarrow_cases():
+    """GeoParquet 1.1 native (GeoArrow) encodings: one case per fixtures/vector/geoarrow_*.parquet."""
+    pt_stats = ["count", "sum", "mean", "min", "max", "density"]
+    case("geoarrow_point", "geoarrow_point.parquet",
+         "encoding point (struct {x, y}). AOI [0, 1]^2 holds points 1 (0.25, 0.25; value 1.5) and 2 (0.75, 0.5; "
+         "2.5); 3 (1.5, 1.5) and 5 (3, 3) are outside, 4 is a null geometry and 6 an empty point (NaN, NaN): no "
+         "feature. Plain statistics: count 2, sum 4, mean 2, min 1.5, max 2.5, data_area 0.",
+         rect(0, 0, 1, 1), ["value"], pt_stats)
+    case("geoarrow_linestring", "geoarrow_linestring.parquet",
+         "encoding linestring (list<vertices: struct {x, y}>). AOI [0, 2] x [0, 1]: line 1 (-1, 0.5) -> (3, 0.5) "
+         "crosses it (value 1.5), line 2 is inside (2.5), line 3 is far; 4 is an empty list and 5 a null "
+         "geometry. count 2, sum 4, mean 2, data_area 0.",
+         rect(0, 0, 2, 1), ["value"], pt_stats)
+    p1 = rect_area(0, 0, 2, 2) - rect_area(0.5, 0.5, 1, 1)
+    p1_in = rect_area(0.75, 0, 2, 1.5) - rect_area(0.75, 0.5, 1, 1)
+    p2_in = rect_area(3, 0, 3.5, 1)
+    s1 = p1_in / p1
+    poly_note = (
+        "AOI [0.75, 3.5] x [-0.5, 1.5]. Polygon 1 = [0, 2]^2 with the hole [0.5, 1]^2 (value 10): AOI ∩ 1 = "
+        "[0.75, 2] x [0, 1.5] minus [0.75, 1] x [0.5, 1] = %.6f m2 of |1| = %.6f m2 (share %.12g); polygon 2 = "
+        "[3, 4] x [0, 1] (value 20) cut in half (%.6f m2, share 1/2 exactly); the triangle 3 (x >= 5) is outside "
+        "and 4 is a null geometry. sum = 10 x %.9g + 20 x 1/2 = %.9g; area-weighted mean = (10 w1 + 20 w2) / "
+        "(w1 + w2) = %.12g; median 10 (w1 is %.4f of the weight); data_area = %.6f m2 (closed form)."
+        % (p1_in, p1, s1, p2_in, s1, 10 * s1 + 10, (10 * p1_in + 20 * p2_in) / (p1_in + p2_in),
+           p1_in / (p1_in + p2_in), p1_in + p2_in))
+    poly_stats = ["count", "sum", "mean", "median", "min", "max", "std", "density"]
+    case("geoarrow_polygon", "geoarrow_polygon.parquet",
+         "encoding polygon (list<rings: list<vertices: struct {x, y}>>). " + poly_note,
+         rect(0.75, -0.5, 3.5, 1.5), ["value"], poly_stats)
+    case("geoarrow_polygon_interleaved", "geoarrow_polygon_interleaved.parquet",
+         "encoding polygon, interleaved coordinates (list<rings: list<vertices: fixed_size_list<xy: double>[2]>>, "
+         "stored in Parquet as a plain list of doubles): the same polygons and AOI as geoarrow_polygon, so the same "
+         "numbers. " + poly_note,
+         rect(0.75, -0.5, 3.5, 1.5), ["value"], poly_stats)
+    case("geoarrow_multipoint", "geoarrow_multipoint.parquet",
+         "encoding multipoint (list<points: struct {x, y}>). AOI [0, 1]^2: multipoint 1 has (0.25, 0.25) inside "
+         "(value 1), 3 is (0.5, 0.75) (value 3), 5 is an empty point (NaN, NaN) plus (0.75, 0.25) (value 5); 2 "
+         "lies outside and 4 is an empty list. count 3, sum 9, mean 3, data_area 0.",
+         rect(0, 0, 1, 1), ["value"], pt_stats)
+    case("geoarrow_multilinestring", "geoarrow_multilinestring.parquet",
+         "encoding multilinestring with z (list<linestrings: list<vertices: struct {x, y, z}>>; z is dropped). AOI "
+         "[0, 2] x [0, 1]: multilinestring 1 enters with its first part (-1, 0.5) -> (0.5, 0.5) (value 10), 3 is "
+         "inside (30), 2 is far and 4 is a null geometry. count 2, sum 40, mean 20, data_area 0.",
+         rect(0, 0, 2, 1), ["value"], pt_stats)
+    m1 = rect_area(0, 0, 1, 1) + rect_area(2, 0, 3, 1) - rect_area(2.25, 0.25, 2.75, 0.75)
+    m1_in = rect_area(0.5, 0, 1, 1) + rect_area(2, 0, 3, 1) - rect_area(2.25, 0.25, 2.75, 0.75)
+    m2_in = rect_area(4, 0, 4.5, 1)
+    sm = m1_in / m1
+    case("geoarrow_multipolygon", "geoarrow_multipolygon.parquet",
+         "encoding multipolygon (list<polygons: list<rings: list<vertices: struct {x, y}>>>). AOI [0.5, 4.5] x "
+         "[-0.5, 1.5]. Multipolygon 1 (value 100) = [0, 1]^2 + [2, 3] x [0, 1] with the hole [2.25, 2.75] x "
+         "[0.25, 0.75]: the AOI takes the east half of its first part and all of its second, %.6f m2 of |1| = "
+         "%.6f m2 (share %.12g); multipolygon 2 (value 200) = [4, 5] x [0, 1] + [6, 7] x [0, 1]: the AOI takes "
+         "[4, 4.5] x [0, 1], %.6f m2, share 1/4 exactly (half of one of two equal parts); 3 lies outside, 4 is an "
+         "empty list. sum = 100 x %.9g + 200 x 1/4 = %.9g; area-weighted mean = %.12g; data_area = %.6f m2."
+         % (m1_in, m1, sm, m2_in, sm, 100 * sm + 50, (100 * m1_in + 200 * m2_in) / (m1_in + m2_in), m1_in + m2_in),
+         rect(0.5, -0.5, 4.5, 1.5), ["value"], poly_stats)
+
+
 def main():
     os.makedirs(CASES, exist_ok=True)
     area_note, ratio_note = squares_notes()
@@ -221,6 +280,36 @@ def main():
          "column: geom_bbox belongs to `geom` and must not be used to prune): the same AOI 10 degrees east, so "
          "the same numbers as geom_named_primary",
          rect(50.5, -0.5, 51.75, 1.5), ["v"], ["count", "sum", "mean", "density"], geometry_column="OTHER_GEOM")
+
+    # ---- overlapping features: data_area is the area of the union (each overlap counted once)
+    ov_stats = ["count", "sum", "mean", "min", "max"]
+    case("overlap10_area", "overlap_10.parquet",
+         "overlap_10.parquet (10 polygons near 10 E, 45 N that overlap in every way: nested, partial, a hole filled "
+         "exactly by another polygon, a shared edge, three-way overlaps, a 1/8192-degree sliver of overlap, a needle "
+         "triangle, an exact duplicate; see fixtures/README.md). A pentagon with oblique edges cuts outer, nested, "
+         "duplicate, partial, holed, hole_fill, edge, tri3 and sliver; needle lies outside. data_area is the "
+         "ellipsoidal area of the UNION of the counted intersections (checks.data_area_summed is the plain sum, "
+         "larger by the overlaps); sum = value x intersection / feature area summed.",
+         poly((10.0345, 44.9853), (10.1686, 45.0329), (10.1467, 45.1161), (10.0827, 45.1282), (10.0282, 45.0863)),
+         ["value", "n", "name"], ov_stats)
+    case("overlap10_inside", "overlap_10.parquet",
+         "AOI containing all 10 polygons of overlap_10.parquet: every share is 1, so sum = the plain sum (value "
+         "58.875, n 55); data_area = area of the union of the 10 polygons (the duplicate, the nested square, the "
+         "three-way and sliver overlaps counted once; hole_fill fills holed's hole, sharing only its boundary).",
+         rect(9.995, 44.995, 10.205, 45.205), ["value", "n"], ov_stats)
+    case("overlap100k_part", "overlap_100k.parquet",
+         "overlap_100k.parquet (100,000 jittered rectangles and triangles, half of them larger than the grid pitch "
+         "and overlapping their neighbours; 10 row groups): a pentagon with oblique edges over about 41 % of them "
+         "(about 40,000 wholly inside, about 950 cut by its edges). data_area is the area of the union of tens of "
+         "thousands of overlapping intersections (checks.data_area_summed: the plain sum, far larger).",
+         poly((20.1037, 50.1213), (20.9271, 50.0589), (21.2236, 50.5117), (20.7413, 50.8861), (20.2158, 50.6342)),
+         ["value", "n"], ov_stats)
+    case("overlap100k_all", "overlap_100k.parquet",
+         "AOI containing all 100,000 polygons of overlap_100k.parquet: every share is 1 (sum = plain sum); "
+         "data_area = area of the union of all 100,000 (checks.data_area_summed: the plain sum, far larger).",
+         rect(19.99, 49.99, 21.58, 50.99), ["value", "n"], ov_stats)
+
+    geoarrow_cases()
 
     for name, req in cases:
         with open(os.path.join(CASES, name + ".request.json"), "w") as fh:
