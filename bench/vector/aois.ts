@@ -1,8 +1,8 @@
 /**
- * AOIs of the vector benchmark and the exact area of a lon/lat rectangle, shared by bench.ts and
- * fullscan.ts. Every AOI is a lon/lat rectangle over about 17 × 17 grid cells whose edges cut through
- * the squares of its border cells (a cell's square spans [0.0, 0.1) … (0.65, 0.75] of the pitch), so
- * 18 × 18 = 324 features meet it and the 68 border ones are clipped.
+ * AOIs of the vector benchmark and the exact area of a lon/lat rectangle, shared by bench.ts, scale.ts,
+ * fullscan.ts and naive.ts. Every AOI is a lon/lat rectangle whose edges cut through the squares of its
+ * border cells (a cell's square spans [0.0, 0.1) … (0.65, 0.75] of the pitch). bench.ts's AOIs span about
+ * 17 × 17 grid cells: 18 × 18 = 324 features meet each and the 68 border ones are clipped.
  */
 
 export interface Grid {
@@ -37,6 +37,31 @@ export function benchAois(grid: Grid, n: number): RectAoi[] {
   const out = [aoiAt(grid, 'primary', 420, 610)];
   for (let i = 0; i < n; i++) out.push(aoiAt(grid, `random${i + 1}`, Math.floor(rnd() * (grid.n - 20)), Math.floor(rnd() * (grid.n - 20))));
   return out;
+}
+
+/**
+ * The rectangle over the nx × ny grid cells from cell (x, y): from (x + 0.6, y + 0.6) to
+ * (x + nx − 1 + 0.2, y + ny − 1 + 0.2) in grid units. Both edges cut through the squares of the border
+ * cells (a square spans [< 0.1, > 0.65] of the pitch), so exactly nx · ny features meet it and the
+ * 2·(nx + ny) − 4 border ones are clipped.
+ */
+export function aoiCells(grid: Grid, name: string, x: number, y: number, nx: number, ny: number): RectAoi {
+  const lon = (u: number) => grid.lon0 + u * grid.pitch;
+  const lat = (v: number) => grid.lat0 + v * grid.pitch;
+  return { name, box: [lon(x + 0.6), lat(y + 0.6), lon(x + nx - 1 + 0.2), lat(y + ny - 1 + 0.2)] };
+}
+
+/**
+ * The scale cases of issue 9 (scale.ts): `small` 10 × 10 features (63.5 km², 1 row group), `medium`
+ * 100 × 100 (8,020 km², 5 row groups), `large` 400 × 400 (134,064 km², 35 of the 100 row groups, a
+ * placement picked for that count: a 400 × 400 square meets 26 at the median).
+ */
+export function scaleAois(grid: Grid): { small: RectAoi; medium: RectAoi; large: RectAoi } {
+  return {
+    small: aoiCells(grid, 'small', 420, 610, 10, 10),
+    medium: aoiCells(grid, 'medium', 300, 780, 100, 100),
+    large: aoiCells(grid, 'large', 380, 510, 400, 400),
+  };
 }
 
 export function aoiPolygon(a: RectAoi): { type: 'Polygon'; coordinates: number[][][] } {

@@ -6,7 +6,7 @@
  * plus three row groups read back value by value.
  *
  * Writer: parquet-wasm 0.8.0 fed by apache-arrow 21.2.0 tables, as tools/fixtures/make_vector.mjs does;
- * both are bench-only dependencies in bench/vector/package.json. hyparquet is the service's own.
+ * both are bench-only dependencies in bench/vector/package.json, as is hyparquet (the service's version).
  *
  *     node bench/vector/make-data.mjs        # skips the work when bench/data/vector_1m.json matches
  *
