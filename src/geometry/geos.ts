@@ -52,7 +52,9 @@ let loading: Promise<GeometryEngine> | null = null;
 
 /** This thread's engine (loaded on first use, ~30 ms). */
 export function geometryEngine(): Promise<GeometryEngine> {
-  loading ??= initGeosJs().then(makeEngine);
+  // A recording error handler: GEOS then returns 0 (a null geometry, or 2 for a predicate) on an
+  // exception instead of throwing through its own frames, which leaked wasm memory (bench/clip).
+  loading ??= initGeosJs({ errorHandler: () => undefined }).then(makeEngine);
   return loading;
 }
 
@@ -81,11 +83,12 @@ function makeEngine(geos: Geos): GeometryEngine {
     geos.GEOSFree(p);
     return out;
   };
-  const attempt = <T>(f: () => T): T | null => {
+  /** A geometry-returning call; 0 (GEOS's null) when it failed, whether it threw or returned null. */
+  const attempt = (f: () => number): number => {
     try {
       return f();
     } catch {
-      return null;
+      return 0;
     }
   };
 
@@ -93,21 +96,24 @@ function makeEngine(geos: Geos): GeometryEngine {
     prepare(aoiWkb) {
       const aoi = read(aoiWkb);
       const prepared = geos.GEOSPrepare(aoi);
+      if (!prepared) throw new ZonalError('invalid_geometry', 'The area of interest could not be prepared for the feature tests.');
       return {
         overlay(featureWkb) {
           let g = read(featureWkb);
           try {
             let feature = featureWkb;
             if (geos.GEOSisValid(g) !== 1) {
-              const valid = geos.GEOSMakeValid(g);
+              const valid = attempt(() => geos.GEOSMakeValid(g));
+              if (!valid) throw new ZonalError('invalid_source', 'A feature geometry of the file is invalid and could not be repaired.');
               geos.GEOSGeom_destroy(g);
               g = valid;
               feature = write(g);
             }
             if (geos.GEOSPreparedContainsProperly(prepared, g) === 1) return { relation: 'inside', feature, piece: null };
-            if (geos.GEOSPreparedIntersects(prepared, g) !== 1) return { relation: 'outside', feature, piece: null };
+            // 0: disjoint; 1 (or 2, an exception) goes on to the intersection, which decides.
+            if (geos.GEOSPreparedIntersects(prepared, g) === 0) return { relation: 'outside', feature, piece: null };
             // A TopologyException is retried at a fixed precision of 1e-12° (about 0.1 µm).
-            const inter = attempt(() => geos.GEOSIntersection(aoi, g)) ?? attempt(() => geos.GEOSIntersectionPrec(aoi, g, 1e-12));
+            const inter = attempt(() => geos.GEOSIntersection(aoi, g)) || attempt(() => geos.GEOSIntersectionPrec(aoi, g, 1e-12));
             if (!inter) throw new ZonalError('invalid_source', 'A feature geometry of the file could not be intersected with the area of interest.');
             const piece = write(inter);
             geos.GEOSGeom_destroy(inter);
@@ -119,7 +125,9 @@ function makeEngine(geos: Geos): GeometryEngine {
         meets(featureWkb) {
           const g = read(featureWkb);
           try {
-            return geos.GEOSPreparedIntersects(prepared, g) === 1;
+            const r = geos.GEOSPreparedIntersects(prepared, g);
+            if (r === 2) throw new ZonalError('invalid_source', 'A feature geometry of the file could not be tested against the area of interest.');
+            return r === 1;
           } finally {
             geos.GEOSGeom_destroy(g);
           }
@@ -141,7 +149,7 @@ function makeEngine(geos: Geos): GeometryEngine {
             if (b[0] >= x0 && b[1] >= y0 && b[2] <= x1 && b[3] <= y1) return p;
             const g = read(p);
             try {
-              const inside = attempt(() => geos.GEOSIntersection(g, box)) ?? attempt(() => geos.GEOSIntersectionPrec(g, box, 1e-12));
+              const inside = attempt(() => geos.GEOSIntersection(g, box)) || attempt(() => geos.GEOSIntersectionPrec(g, box, 1e-12));
               if (!inside) throw new ZonalError('invalid_source', 'The features counted could not be merged to measure data_area.');
               const out = write(inside);
               geos.GEOSGeom_destroy(inside);
@@ -169,7 +177,7 @@ function makeEngine(geos: Geos): GeometryEngine {
       }
       const all = read(wkb);
       try {
-        const u = attempt(() => geos.GEOSUnaryUnion(all)) ?? attempt(() => geos.GEOSUnaryUnionPrec(all, 1e-12));
+        const u = attempt(() => geos.GEOSUnaryUnion(all)) || attempt(() => geos.GEOSUnaryUnionPrec(all, 1e-12));
         if (!u) throw new ZonalError('invalid_source', 'The features counted could not be merged to measure data_area.');
         const out = write(u);
         geos.GEOSGeom_destroy(u);
