@@ -24,6 +24,9 @@ export interface FoldRunner {
   close(): Promise<void>;
 }
 
+const WORKER_YOUNG_GENERATION_MB = 16;
+const WORKER_OLD_GENERATION_MB = 1024;
+
 export function createFoldRunner(workers: number): FoldRunner {
   if (workers <= 0) {
     let pending = 0;
@@ -74,6 +77,11 @@ export function createFoldRunner(workers: number): FoldRunner {
     minThreads: 1,
     maxThreads: workers,
     idleTimeout: 60_000,
+    // Heap limits below V8's defaults for this machine: workers make much short-lived garbage (decoded row
+    // groups, tiles), and V8 sizes its collections from the limits; with the defaults a 160,000-feature
+    // vector request took ~600 MiB of RSS, with these ~400 MiB at the same speed (bench/vector, issue 9).
+    // The request limits (pixels, features) keep a task's live data far below 1 GiB.
+    resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB, maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB },
     // Source files are TypeScript: load the same tsx loader the main thread runs with.
     execArgv: isTs ? ['--import', 'tsx'] : [],
   });
