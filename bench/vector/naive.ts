@@ -22,7 +22,11 @@
 import { readFileSync } from 'node:fs';
 import { parquetMetadataAsync, parquetReadObjects, type AsyncBuffer, type FileMetaData } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
-import { intersection, type Geom } from 'polyclip-ts';
+// polyclip-ts is a bench-only dependency (bench/vector/package.json, no longer the service's): loaded by
+// name so that the root type check, which covers bench/, does not need it installed.
+type Geom = number[][][] | number[][][][];
+const POLYCLIP = 'polyclip-ts';
+const { intersection } = (await import(POLYCLIP)) as { intersection: (a: Geom, b: Geom) => Geom };
 
 type Ring = [number, number][];
 type Poly = Ring[];
