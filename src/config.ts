@@ -25,6 +25,8 @@ export interface Config {
   /** Max vertices of an AOI (after circle construction). */
   maxVertices: number;
   /** Max request body size in bytes. */
+  /** Zones (features of a FeatureCollection `aoi`) per request. */
+  maxZones: number;
   maxBodyBytes: number;
   /** Max bytes one request may read from its source. */
   maxSourceBytes: number;
@@ -73,7 +75,9 @@ export function loadConfig(env: Env = process.env): Config {
     maxApproxPixels: int(env, 'ZONAL_MAX_APPROX_PIXELS', 16_000_000, 1),
     maxFeatures: int(env, 'ZONAL_MAX_FEATURES', 1_000_000, 1),
     maxVertices: int(env, 'ZONAL_MAX_VERTICES', 100_000, 4),
-    maxBodyBytes: int(env, 'ZONAL_MAX_BODY_BYTES', 5 * 1024 * 1024, 1024),
+    maxZones: int(env, 'ZONAL_MAX_ZONES', 10_000, 1),
+    // Fits 10,000 zones of ~100 vertices each (a 5 MiB limit refused ~20,000-vertex inputs).
+    maxBodyBytes: int(env, 'ZONAL_MAX_BODY_BYTES', 32 * 1024 * 1024, 1024),
     maxSourceBytes: int(env, 'ZONAL_MAX_SOURCE_BYTES', 1024 * 1024 * 1024, 1024),
     cacheBytes: int(env, 'ZONAL_CACHE_BYTES', 64 * 1024 * 1024, 0),
     workers: int(env, 'ZONAL_WORKERS', 2, 0),

@@ -23,6 +23,7 @@ export const ERROR_CATALOGUE = {
   unsupported_asset: { status: 422, title: 'Unprocessable Content' },
   no_numeric_column: { status: 422, title: 'Unprocessable Content' },
   too_many_features: { status: 422, title: 'Unprocessable Content' },
+  too_many_zones: { status: 413, title: 'Payload Too Large' },
   aoi_too_large: { status: 422, title: 'Unprocessable Content' },
   too_many_pixels: { status: 422, title: 'Unprocessable Content' },
   too_many_unique_values: { status: 422, title: 'Unprocessable Content' },

@@ -33,7 +33,43 @@ export const MultiPolygonAoiSchema = Type.Object(
   { additionalProperties: false, title: 'MultiPolygonAoi' },
 );
 
-type AoiInput = Static<typeof PointAoiSchema> | Static<typeof PolygonAoiSchema> | Static<typeof MultiPolygonAoiSchema>;
+type GeometryInput = Static<typeof PointAoiSchema> | Static<typeof PolygonAoiSchema> | Static<typeof MultiPolygonAoiSchema>;
+
+/** The geometry schema of each AOI type, for checking one zone of a FeatureCollection on its own. */
+export const GEOMETRY_SCHEMAS = { Point: PointAoiSchema, Polygon: PolygonAoiSchema, MultiPolygon: MultiPolygonAoiSchema } as const;
+
+const GeometrySchema = Type.Unsafe<GeometryInput>({
+  type: 'object',
+  required: ['type'],
+  oneOf: [PointAoiSchema, PolygonAoiSchema, MultiPolygonAoiSchema],
+  discriminator: { propertyName: 'type' },
+});
+
+const FeatureId = Type.Optional(Type.Union([Type.String({ maxLength: 1024 }), Type.Number()], { description: 'Kept in the answer.' }));
+const Properties = Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'Kept in the answer.' }));
+
+// GeoJSON allows foreign members on features and collections: they are accepted and not used.
+export const FeatureAoiSchema = Type.Object(
+  { type: Type.Literal('Feature'), id: FeatureId, geometry: GeometrySchema, properties: Properties, bbox: GeoJsonBBox },
+  { additionalProperties: true, title: 'FeatureAoi', description: 'One zone: its geometry is the AOI, answered exactly as the bare geometry.' },
+);
+
+export const FeatureCollectionAoiSchema = Type.Object(
+  {
+    type: Type.Literal('FeatureCollection'),
+    // Each zone's geometry is checked on its own (a bad zone is reported on that zone, CONTRACT §8).
+    features: Type.Array(
+      Type.Object({ type: Type.Literal('Feature'), id: FeatureId, geometry: Type.Unknown(), properties: Properties, bbox: GeoJsonBBox }, { additionalProperties: true }),
+      { description: 'One zone per feature, answered in this order.' },
+    ),
+    bbox: GeoJsonBBox,
+  },
+  { additionalProperties: true, title: 'FeatureCollectionAoi' },
+);
+
+export type FeatureAoi = Static<typeof FeatureAoiSchema>;
+export type FeatureCollectionAoi = Static<typeof FeatureCollectionAoiSchema>;
+type AoiInput = GeometryInput | FeatureAoi | FeatureCollectionAoi;
 
 /**
  * oneOf + discriminator rather than TypeBox's anyOf: the validator then reports the errors of the
@@ -42,8 +78,10 @@ type AoiInput = Static<typeof PointAoiSchema> | Static<typeof PolygonAoiSchema> 
 export const AoiSchema = Type.Unsafe<AoiInput>({
   type: 'object',
   required: ['type'],
-  oneOf: [PointAoiSchema, PolygonAoiSchema, MultiPolygonAoiSchema],
+  oneOf: [PointAoiSchema, PolygonAoiSchema, MultiPolygonAoiSchema, FeatureAoiSchema, FeatureCollectionAoiSchema],
   discriminator: { propertyName: 'type' },
-  description: 'GeoJSON Point (with optional `radius` in metres), Polygon or MultiPolygon in WGS84 lon/lat.',
+  description:
+    'GeoJSON Point (with optional `radius` in metres), Polygon or MultiPolygon in WGS84 lon/lat; or a Feature of one (answered as its geometry); or a FeatureCollection: many zones in one request (CONTRACT §8), answered per zone.',
 });
 export type AoiRequest = AoiInput;
+export type GeometryRequest = GeometryInput;

@@ -7,6 +7,10 @@ export const RasterRequestSchema = Type.Object(
   {
     aoi: AoiSchema,
     url: UrlSchema,
+    radius: Type.Optional(
+      Type.Number({ minimum: 0, maximum: 20_000_000, description: 'FeatureCollection only: the radius in metres of every Point zone that has none of its own.' }),
+    ),
+    include_geometry: Type.Optional(Type.Boolean({ description: 'FeatureCollection only: each answered feature carries its input geometry (default false: null).' })),
     stats: Type.Optional(StatsSchema),
     bands: Type.Optional(
       Type.Array(Type.Integer({ minimum: 1, maximum: 65535 }), { minItems: 1, maxItems: 256, description: '1-based band numbers; default [1]; duplicates are answered once.' }),

@@ -10,6 +10,7 @@ import type { RasterRequest } from '../schemas/raster.ts';
 import type { StatsResponse } from '../schemas/response.ts';
 import { DEFAULT_STATS } from '../schemas/common.ts';
 import { parseAoi } from '../geometry/aoi.ts';
+import { geometryOf } from './zones.ts';
 import { makeTransformer, transformPolygons } from '../geometry/reproject.ts';
 import type { Aoi, MultiPolygonCoords } from '../geometry/types.ts';
 import { parseStatNames, type StatName } from '../stats/names.ts';
@@ -140,7 +141,7 @@ export async function rasterZonalStats(req: RasterRequest, deps: RasterDeps): Pr
   const names = parseStatNames(req.stats ?? DEFAULT_STATS, 'raster');
   const bands = uniqueBands(req.bands);
   const approx = req.approx_stats === true;
-  const aoi = parseAoi(req.aoi, { maxVertices: config.maxVertices });
+  const aoi = parseAoi(geometryOf(req.aoi, req.radius), { maxVertices: config.maxVertices });
   const aoiAreaM2 = aoi.kind === 'area' ? aoi.areaM2 : 0;
   if (!approx && aoiAreaM2 / 1e6 > config.maxAreaKm2) {
     throw new ZonalError(

@@ -12,6 +12,7 @@ import type { VectorRequest } from '../schemas/vector.ts';
 import type { StatsResponse } from '../schemas/response.ts';
 import { DEFAULT_STATS } from '../schemas/common.ts';
 import { parseAoi } from '../geometry/aoi.ts';
+import { geometryOf } from './zones.ts';
 import { makeTransformer, transformBBox } from '../geometry/reproject.ts';
 import { bboxesOfPolygons } from '../geometry/bbox.ts';
 import type { FoldRunner } from '../workers/pool.ts';
@@ -60,7 +61,7 @@ export async function vectorZonalStats(req: VectorRequest, deps: VectorDeps): Pr
   const { config, signal } = deps;
   if (!deps.knownParquet) checkParquetUrl(req.url);
   const names: StatName[] = parseStatNames(req.stats ?? DEFAULT_STATS, 'vector');
-  const aoi = parseAoi(req.aoi, { maxVertices: config.maxVertices });
+  const aoi = parseAoi(geometryOf(req.aoi, req.radius), { maxVertices: config.maxVertices });
   const byArea = (req.weighting_method ?? 'area') === 'area';
 
   const source = await deps.openSource(req.url);

@@ -86,8 +86,9 @@ const CASES: [string, string][] = [
   ['aoi null', JSON.stringify(with_({ aoi: null }))],
   ['aoi an array', JSON.stringify(with_({ aoi: [] }))],
   ['aoi WKT text', JSON.stringify(with_({ aoi: 'POLYGON((15 45, 15.1 45, 15.1 45.1, 15 45))' }))],
-  ['aoi a GeoJSON Feature', JSON.stringify(with_({ aoi: { type: 'Feature', geometry: AOI, properties: {} } }))],
-  ['aoi a FeatureCollection', JSON.stringify(with_({ aoi: { type: 'FeatureCollection', features: [{ type: 'Feature', geometry: AOI, properties: {} }] } }))],
+  // (A Feature and a FeatureCollection are valid AOIs since CONTRACT §8: test/http/zones.test.ts.)
+  ['aoi a Feature without geometry', JSON.stringify(with_({ aoi: { type: 'Feature', properties: {} } }))],
+  ['aoi a FeatureCollection without features', JSON.stringify(with_({ aoi: { type: 'FeatureCollection' } }))],
   ['aoi a LineString', JSON.stringify(with_({ aoi: { type: 'LineString', coordinates: RING } }))],
   ['aoi a MultiPoint', JSON.stringify(with_({ aoi: { type: 'MultiPoint', coordinates: RING } }))],
   ['aoi a GeometryCollection', JSON.stringify(with_({ aoi: { type: 'GeometryCollection', geometries: [AOI] } }))],

@@ -7,6 +7,11 @@ import { rasterStacStats } from '../../zonal/stac.ts';
 import { RasterStacRequestSchema } from '../../schemas/stac.ts';
 import type { AppDeps } from '../deps.ts';
 import { useCaseDeps } from '../context.ts';
+import { answerZones, zonesOf } from '../../zonal/zones.ts';
+import { replyZones } from '../zones.ts';
+
+/** Zones answered at once (each zone's tiles are decoded in the worker pool). */
+const ZONE_CONCURRENCY = 4;
 
 export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
   app.post(
@@ -21,8 +26,14 @@ export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
         response: { 200: StatsResponseSchema, ...ProblemResponses },
       },
     },
-    async (request) =>
-      rasterZonalStats(request.body, useCaseDeps(deps, request)),
+    async (request, reply) => {
+      const body = request.body;
+      if (body.aoi.type !== 'FeatureCollection') return rasterZonalStats(body, useCaseDeps(deps, request));
+      const shared = useCaseDeps(deps, request, { shareSources: true });
+      const zones = zonesOf(body.aoi, deps.config.maxZones);
+      const outcomes = answerZones(zones, (aoi) => rasterZonalStats({ ...body, aoi }, shared), { radius: body.radius, concurrency: ZONE_CONCURRENCY, signal: request.abortSignal });
+      return replyZones(request, reply, outcomes, { includeGeometry: body.include_geometry === true, keyName: 'band' });
+    },
   );
 
   app.post(
@@ -37,7 +48,13 @@ export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
         response: { 200: StatsResponseSchema, ...ProblemResponses },
       },
     },
-    async (request) =>
-      rasterStacStats(request.body, useCaseDeps(deps, request)),
+    async (request, reply) => {
+      const body = request.body;
+      if (body.aoi.type !== 'FeatureCollection') return rasterStacStats(body, useCaseDeps(deps, request));
+      const shared = useCaseDeps(deps, request, { shareSources: true });
+      const zones = zonesOf(body.aoi, deps.config.maxZones);
+      const outcomes = answerZones(zones, (aoi) => rasterStacStats({ ...body, aoi }, shared), { radius: body.radius, concurrency: ZONE_CONCURRENCY, signal: request.abortSignal });
+      return replyZones(request, reply, outcomes, { includeGeometry: body.include_geometry === true, keyName: 'band' });
+    },
   );
 };

@@ -7,6 +7,11 @@ import { vectorStacStats } from '../../zonal/stac.ts';
 import { VectorStacRequestSchema } from '../../schemas/stac.ts';
 import type { AppDeps } from '../deps.ts';
 import { useCaseDeps } from '../context.ts';
+import { answerZones, zonesOf } from '../../zonal/zones.ts';
+import { replyZones } from '../zones.ts';
+
+/** Zones answered at once (each zone's row groups are tallied in the worker pool). */
+const ZONE_CONCURRENCY = 4;
 
 export const vectorRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
   app.post(
@@ -21,8 +26,14 @@ export const vectorRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
         response: { 200: VectorResponseSchema, ...ProblemResponses },
       },
     },
-    async (request) =>
-      vectorZonalStats(request.body, useCaseDeps(deps, request)),
+    async (request, reply) => {
+      const body = request.body;
+      if (body.aoi.type !== 'FeatureCollection') return vectorZonalStats(body, useCaseDeps(deps, request));
+      const shared = useCaseDeps(deps, request, { shareSources: true });
+      const zones = zonesOf(body.aoi, deps.config.maxZones);
+      const outcomes = answerZones(zones, (aoi) => vectorZonalStats({ ...body, aoi }, shared), { radius: body.radius, concurrency: ZONE_CONCURRENCY, signal: request.abortSignal });
+      return replyZones(request, reply, outcomes, { includeGeometry: body.include_geometry === true, keyName: 'column' });
+    },
   );
 
   app.post(
@@ -37,7 +48,13 @@ export const vectorRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
         response: { 200: VectorResponseSchema, ...ProblemResponses },
       },
     },
-    async (request) =>
-      vectorStacStats(request.body, useCaseDeps(deps, request)),
+    async (request, reply) => {
+      const body = request.body;
+      if (body.aoi.type !== 'FeatureCollection') return vectorStacStats(body, useCaseDeps(deps, request));
+      const shared = useCaseDeps(deps, request, { shareSources: true });
+      const zones = zonesOf(body.aoi, deps.config.maxZones);
+      const outcomes = answerZones(zones, (aoi) => vectorStacStats({ ...body, aoi }, shared), { radius: body.radius, concurrency: ZONE_CONCURRENCY, signal: request.abortSignal });
+      return replyZones(request, reply, outcomes, { includeGeometry: body.include_geometry === true, keyName: 'column' });
+    },
   );
 };

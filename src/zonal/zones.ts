@@ -1,0 +1,120 @@
+/**
+ * Many zones in one request (CONTRACT §8): a FeatureCollection's features are answered one by one by the
+ * single-zone use case, a few at a time, and handed out in input order as they finish. A problem of one
+ * zone (its geometry, a limit, a statistic) is that zone's answer; a problem of the request (the source,
+ * an unknown statistic or band, too many zones) stops the request.
+ */
+import { Value } from '@sinclair/typebox/value';
+import { ZonalError } from '../errors.ts';
+import { GEOMETRY_SCHEMAS, type AoiRequest, type FeatureCollectionAoi, type GeometryRequest } from '../schemas/aoi.ts';
+import type { StatsResponse } from '../schemas/response.ts';
+
+export interface Zone {
+  index: number;
+  id: string | number | null;
+  properties: Record<string, unknown> | null;
+  geometry: unknown;
+}
+
+export interface ZoneError {
+  status: number;
+  code: string;
+  detail: string;
+}
+
+export interface ZoneOutcome {
+  zone: Zone;
+  statistics?: StatsResponse;
+  error?: ZoneError;
+}
+
+/** Codes that belong to one zone; any other error is the request's. */
+const ZONE_CODES = new Set(['invalid_geometry', 'too_many_vertices', 'aoi_too_large', 'too_many_pixels', 'too_many_features', 'too_many_unique_values', 'validation_failed']);
+
+function withRadius(g: GeometryRequest, radius: number | undefined): GeometryRequest {
+  return g.type === 'Point' && g.radius === undefined && radius !== undefined ? { ...g, radius } : g;
+}
+
+/** The AOI geometry of a request whose `aoi` is a geometry or a Feature (CONTRACT §8: a Feature is its geometry). */
+export function geometryOf(aoi: AoiRequest, radius?: number): GeometryRequest {
+  if (aoi.type === 'FeatureCollection') throw new Error('geometryOf: a FeatureCollection has many zones');
+  return withRadius(aoi.type === 'Feature' ? aoi.geometry : aoi, radius);
+}
+
+/** The zones of a FeatureCollection; 413 past the zone limit. */
+export function zonesOf(fc: FeatureCollectionAoi, maxZones: number): Zone[] {
+  if (fc.features.length > maxZones) {
+    throw new ZonalError(
+      'too_many_zones',
+      `The FeatureCollection has ${fc.features.length.toLocaleString('en')} features, above the limit of ${maxZones.toLocaleString('en')} zones per request: split it into several requests.`,
+      { limit_zones: maxZones, zones: fc.features.length },
+    );
+  }
+  return fc.features.map((f, index) => ({ index, id: f.id ?? null, properties: (f.properties as Record<string, unknown> | null | undefined) ?? null, geometry: f.geometry }));
+}
+
+/** One zone's geometry checked as the schema checks a single AOI (ZonalError validation_failed otherwise). */
+export function zoneGeometry(zone: Zone, radius: number | undefined): GeometryRequest {
+  const g = zone.geometry as { type?: unknown } | null;
+  const schema = g && typeof g === 'object' && typeof g.type === 'string' ? GEOMETRY_SCHEMAS[g.type as keyof typeof GEOMETRY_SCHEMAS] : undefined;
+  if (!schema) {
+    throw new ZonalError('validation_failed', `Zone ${zone.index} has no Point, Polygon or MultiPolygon geometry (GeoJSON, WGS84 longitude/latitude in degrees).`);
+  }
+  const first = Value.Errors(schema, g).First();
+  if (first) throw new ZonalError('validation_failed', `Zone ${zone.index}'s ${String(g?.type)} ${whatToFix(first.path, first.message)}`);
+  return withRadius(g as GeometryRequest, radius);
+}
+
+/** The user's words for what is wrong at a JSON path of a geometry. */
+function whatToFix(path: string, message: string): string {
+  if (path.startsWith('/radius')) return 'has a radius that is not a number of metres from 0 to 20,000,000.';
+  if (path.startsWith('/coordinates') && /array length to be greater/i.test(message)) {
+    return 'has too few positions: every ring needs at least 4 [longitude, latitude] positions, the first repeated last.';
+  }
+  if (path.startsWith('/coordinates')) {
+    return 'has a position that is not [longitude, latitude] in WGS84 degrees (longitude −180..180, or up to ±360 for a ring crossing the antimeridian; latitude −90..90).';
+  }
+  return `has a member that GeoJSON does not allow (${path || 'the geometry'}).`;
+}
+
+function zoneError(e: unknown): ZoneError | null {
+  if (e instanceof ZonalError && ZONE_CODES.has(e.code)) return { status: e.status, code: e.code, detail: e.detail };
+  return null;
+}
+
+/**
+ * The outcome of every zone, in input order, with `concurrency` zones answered at once. A request-level
+ * error rejects the iteration (the caller has answered nothing yet for the first zone, so it becomes the
+ * request's problem).
+ */
+export async function* answerZones(
+  zones: readonly Zone[],
+  answer: (geometry: GeometryRequest) => Promise<StatsResponse>,
+  options: { radius?: number; concurrency: number; signal?: AbortSignal },
+): AsyncGenerator<ZoneOutcome> {
+  const run = async (zone: Zone): Promise<ZoneOutcome> => {
+    try {
+      return { zone, statistics: await answer(zoneGeometry(zone, options.radius)) };
+    } catch (e) {
+      const error = zoneError(e);
+      if (error === null) throw e;
+      return { zone, error };
+    }
+  };
+  const inFlight: Promise<ZoneOutcome>[] = [];
+  let next = 0;
+  const fill = (): void => {
+    while (inFlight.length < options.concurrency && next < zones.length) {
+      const p = run(zones[next++] as Zone);
+      p.catch(() => undefined); // awaited in order below; a rejection must not go unhandled meanwhile
+      inFlight.push(p);
+    }
+  };
+  fill();
+  while (inFlight.length > 0) {
+    if (options.signal?.aborted) throw options.signal.reason;
+    const outcome = await (inFlight.shift() as Promise<ZoneOutcome>);
+    fill();
+    yield outcome;
+  }
+}
