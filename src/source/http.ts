@@ -45,7 +45,17 @@ export interface HttpSourceOptions {
   maxRedirects?: number;
   /** Name resolution, default dns.lookup with all addresses (tests inject names here). */
   resolveHost?: (hostname: string) => Promise<readonly { address: string; family: number }[]>;
+  /**
+   * How long (ms) the size and validator an earlier source learnt for this URL are trusted without asking
+   * the server again (Config.revalidateSeconds); 0: every source asks. A read that meets another ETag or
+   * size still fails as `changed`, and forgets them.
+   */
+  revalidateMs?: number;
 }
+
+/** Sizes and validators learnt per URL, with when: what lets a warm request skip its size probe. */
+const learnt = new Map<string, { size: number; validator: string | undefined; at: number }>();
+const MAX_LEARNT = 4096;
 
 const systemResolve = (hostname: string): Promise<{ address: string; family: number }[]> =>
   dnsLookup(hostname, { all: true, verbatim: true });
@@ -80,6 +90,8 @@ export class HttpSource implements ByteSource {
   #location: URL | undefined;
   /** Bytes of reads in flight, counted against maxBytes before they arrive. */
   #reserved = 0;
+  /** Size and validator taken from `learnt` rather than from this source's own answers. */
+  #trusted = false;
 
   /** Does no I/O; the first read or size() connects. */
   constructor(url: URL, opts: HttpSourceOptions) {
@@ -91,14 +103,42 @@ export class HttpSource implements ByteSource {
       maxFullBodyBytes: opts.maxFullBodyBytes ?? DEFAULT_MAX_FULL_BODY_BYTES,
       maxRedirects: opts.maxRedirects ?? 3,
       resolveHost: opts.resolveHost ?? systemResolve,
+      revalidateMs: opts.revalidateMs ?? 0,
     };
+    const known = this.#opts.revalidateMs > 0 ? learnt.get(url.href) : undefined;
+    if (known && Date.now() - known.at < this.#opts.revalidateMs) {
+      this.#size = known.size;
+      this.#validator = known.validator;
+      this.#trusted = true;
+    }
+  }
+
+  /** Remembers what this source learnt from the server, for the sources of the next revalidateMs. */
+  #remember(): void {
+    if (this.#trusted || this.#opts.revalidateMs <= 0 || this.#size === undefined) return;
+    if (learnt.size >= MAX_LEARNT) learnt.delete(learnt.keys().next().value as string);
+    learnt.delete(this.url.href);
+    learnt.set(this.url.href, { size: this.#size, validator: this.#validator, at: Date.now() });
+    this.#trusted = true;
+  }
+
+  /** Runs a fetch; a changed object forgets what was learnt about it. */
+  async #fetchKnown(want: Want, signal: AbortSignal | undefined): Promise<Uint8Array> {
+    try {
+      const bytes = await this.#fetch(want, signal);
+      this.#remember();
+      return bytes;
+    } catch (e) {
+      if (e instanceof SourceError && e.reason === 'changed') learnt.delete(this.url.href);
+      throw e;
+    }
   }
 
   /** Size in bytes; memoised, learnt from the first read, else from a `bytes=0-0` request. */
   async size(signal?: AbortSignal): Promise<number> {
     throwIfAborted(signal);
     if (this.#size !== undefined) return this.#size;
-    await this.#fetch('probe', signal);
+    await this.#fetchKnown('probe', signal);
     if (this.#size === undefined) {
       throw new SourceError('upstream_failed', "The source's server does not tell the size of the object.");
     }
@@ -119,7 +159,7 @@ export class HttpSource implements ByteSource {
     if (this.#fetched + this.#reserved + length > this.#opts.maxBytes) throw this.#tooMuch();
     this.#reserved += length;
     try {
-      const bytes = await this.#fetch({ offset, length }, signal);
+      const bytes = await this.#fetchKnown({ offset, length }, signal);
       return bytes.buffer as ArrayBuffer;
     } finally {
       this.#reserved -= length;
@@ -136,7 +176,7 @@ export class HttpSource implements ByteSource {
     if (this.#fetched + this.#reserved + maxLength > this.#opts.maxBytes) throw this.#tooMuch();
     this.#reserved += maxLength;
     try {
-      const bytes = await this.#fetch({ offset: 0, length: maxLength, clip: true }, signal);
+      const bytes = await this.#fetchKnown({ offset: 0, length: maxLength, clip: true }, signal);
       return bytes.buffer as ArrayBuffer;
     } finally {
       this.#reserved -= maxLength;

@@ -73,6 +73,7 @@ async function dispatch(url: URL, config: Config, signal: AbortSignal | undefine
         allowPrivateNetworks: config.allowPrivateNetworks,
         timeoutMs: config.upstreamTimeoutMs,
         maxBytes: config.maxSourceBytes,
+        revalidateMs: config.revalidateSeconds * 1000,
       });
     }
   }

@@ -4,6 +4,7 @@ import { geometryEngine } from '../geometry/geos.ts';
 import { tallyChunk, type VectorChunkTask, type VectorChunkResult, type VectorGroupTask, type VectorGroupResult } from '../vector/tally.ts';
 import { decodeGroup } from '../vector/reader.ts';
 import { selectRows } from '../vector/select.ts';
+import { zstdDecoder } from '../raster/codecs/zstd.ts';
 import { wkbPolygonalAreaM2 } from '../geometry/wkb.ts';
 import { overlapGroups as groupsOf, type UnionJob } from '../vector/data-area.ts';
 
@@ -39,6 +40,12 @@ export async function unionAreas(jobs: UnionJob[]): Promise<number[]> {
 /** vector/data-area.ts overlapGroups, off the event loop. */
 export function overlapGroups(boxes: Float64Array): number[][] {
   return groupsOf(boxes);
+}
+
+/** Loads what the first real task would otherwise wait for (GEOS, zstd's decoder), at boot. */
+export async function warm(): Promise<boolean> {
+  await Promise.all([geometryEngine(), zstdDecoder()]);
+  return true;
 }
 
 export default function fold(task: FoldTask): Promise<FoldResult> {

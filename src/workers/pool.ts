@@ -74,7 +74,9 @@ export function createFoldRunner(workers: number): FoldRunner {
   const isTs = self.pathname.endsWith('.ts');
   const pool = new Piscina({
     filename: new URL(isTs ? './fold-worker.ts' : './fold-worker.js', self).href,
-    minThreads: 1,
+    // Every thread starts at boot and loads its modules and WASM at once (the first request after a start
+    // used to wait ~0.6 s for them).
+    minThreads: workers,
     maxThreads: workers,
     idleTimeout: 60_000,
     // Heap limits below V8's defaults for this machine: workers make much short-lived garbage (decoded row
@@ -85,6 +87,7 @@ export function createFoldRunner(workers: number): FoldRunner {
     // Source files are TypeScript: load the same tsx loader the main thread runs with.
     execArgv: isTs ? ['--import', 'tsx'] : [],
   });
+  for (let i = 0; i < workers; i++) pool.run(null, { name: 'warm' }).catch(() => undefined);
   let pending = 0;
   return {
     async run(task, signal) {

@@ -14,6 +14,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     upstreamTimeoutMs: 2000,
     workers: 1,
     cacheBytes: 0,
+    revalidateSeconds: 0,
     ...overrides,
   };
 }
