@@ -25,6 +25,8 @@ export interface Config {
   /** Max vertices of an AOI (after circle construction). */
   maxVertices: number;
   /** Max request body size in bytes. */
+  /** Bytes of decoded tiles kept (split between the worker threads), 0 to disable. */
+  tileCacheBytes: number;
   /** Seconds an http(s) object's size and ETag, once learnt, are trusted without asking the server again. */
   revalidateSeconds: number;
   /** Zones (features of a FeatureCollection `aoi`) per request. */
@@ -79,6 +81,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxVertices: int(env, 'ZONAL_MAX_VERTICES', 100_000, 4),
     maxZones: int(env, 'ZONAL_MAX_ZONES', 10_000, 1),
     revalidateSeconds: int(env, 'ZONAL_REVALIDATE_SECONDS', 30, 0),
+    tileCacheBytes: int(env, 'ZONAL_TILE_CACHE_BYTES', 128 * 1024 * 1024, 0),
     // Fits 10,000 zones of ~100 vertices each (a 5 MiB limit refused ~20,000-vertex inputs).
     maxBodyBytes: int(env, 'ZONAL_MAX_BODY_BYTES', 32 * 1024 * 1024, 1024),
     maxSourceBytes: int(env, 'ZONAL_MAX_SOURCE_BYTES', 1024 * 1024 * 1024, 1024),

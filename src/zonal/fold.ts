@@ -16,6 +16,7 @@ import { fractionalCoverage } from '../coverage/fractional.ts';
 import type { Coverage, PixelGeometry, PixelRule } from '../coverage/coverage.ts';
 import { createAccumulator, restoreAccumulator, type AccumulatorSnapshot, type StatsAccumulator } from '../stats/accumulator.ts';
 import type { StatName } from '../stats/names.ts';
+import { TileCache } from '../raster/tile-cache.ts';
 
 export interface FoldTile {
   /** Pixel origin of the tile on the level grid. */
@@ -25,6 +26,8 @@ export interface FoldTile {
   planes: (ArrayBuffer | null)[];
   /** Compressed mask tile; null when the file has no mask (or the mask tile is sparse: all invalid). */
   mask: ArrayBuffer | null;
+  /** Per plane, the key of its decoded tile in this thread's tile cache (null: not cacheable). */
+  keys?: (string | null)[];
 }
 
 export interface FoldBand {
@@ -63,6 +66,8 @@ export interface FoldTask {
   fill: number;
   /** Whether the file has a mask at this level (a sparse mask tile then means "all masked"). */
   hasMask: boolean;
+  /** Bytes of decoded tiles this thread may keep (0: none). */
+  tileCacheBytes?: number;
 }
 
 export interface FoldResult {
@@ -85,10 +90,16 @@ function coverageFor(task: FoldTask, win: PixelWindow): Coverage | null {
   }
 }
 
-async function decodePlane(codec: TileCodec, bytes: ArrayBuffer | null, rows: number, samples: number): Promise<SampleView | null> {
+/** This thread's decoded tiles (raster/tile-cache.ts). */
+export const decodedTiles = new TileCache<SampleView>();
+
+async function decodePlane(codec: TileCodec, bytes: ArrayBuffer | null, rows: number, samples: number, key: string | null, cacheBytes: number): Promise<SampleView | null> {
   if (bytes === null) return null;
+  const cached = key !== null && cacheBytes > 0 ? decodedTiles.get(key) : undefined;
+  if (cached) return cached;
   const view = toSamples(codec, await decompress(codec, bytes), rows);
   if (view.array.length < samples) throw new Error('decoded tile is shorter than expected');
+  if (key !== null && cacheBytes > 0) decodedTiles.put(key, view, view.array.byteLength, cacheBytes);
   return view;
 }
 
@@ -108,7 +119,7 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
     if (!win) continue;
     const cov = coverageFor(task, win);
     if (!cov) continue;
-    const planes = await Promise.all(tile.planes.map((p) => decodePlane(codec, p, tileRows, tw * tileRows * spp)));
+    const planes = await Promise.all(tile.planes.map((p, k) => decodePlane(codec, p, tileRows, tw * tileRows * spp, tile.keys?.[k] ?? null, task.tileCacheBytes ?? 0)));
     let mask: Uint8Array | null = null;
     if (task.hasMask && task.maskCodec) {
       mask = tile.mask

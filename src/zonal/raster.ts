@@ -190,7 +190,10 @@ export async function rasterZonalStats(req: RasterRequest, deps: RasterDeps): Pr
   // Fractional coverage weights pixels (CONTRACT §5 weighted definitions); the other rules count them.
   const weighted = rule === 'fractional' && aoi.kind === 'area';
   const foldBands = bandsFor(reader, bands, deps.bandDefaults ?? []);
-  const results = plan.window ? await readAndFold(reader, plan, plan.window, foldBands, names, weighted, deps) : [];
+  // Decoded tiles are cached under the object's validator only: without one a change could not be seen.
+  const validator = (source as { validator?: () => string | undefined }).validator?.();
+  const tileKey = validator === undefined ? null : `${req.url}\n${validator}\n${plan.level.index}`;
+  const results = plan.window ? await readAndFold(reader, plan, plan.window, foldBands, names, weighted, deps, tileKey) : [];
   const { accs, dataAreaM2 } = mergeFoldResults({ names, weighted, bands: foldBands }, results);
   const response: StatsResponse = {};
   bands.forEach((b, k) => {
@@ -242,6 +245,7 @@ async function readAndFold(
   names: StatName[],
   weighted: boolean,
   deps: RasterDeps,
+  tileKey: string | null,
 ): Promise<FoldResult[]> {
   const { level, selection } = plan;
   const { ifd, mask, grid } = level;
@@ -264,7 +268,8 @@ async function readAndFold(
       Promise.all(planeIndexes.map((i) => reader.readTile(ifd, i, deps.signal))),
       mask ? reader.readTile(mask, index, deps.signal) : Promise.resolve(null),
     ]);
-    return { col0: tx * layout.tileWidth, row0: ty * layout.tileHeight, planes, mask: maskBytes };
+    const keys = planeIndexes.map((i) => (tileKey === null ? null : `${tileKey}\n${i}`));
+    return { col0: tx * layout.tileWidth, row0: ty * layout.tileHeight, planes, mask: maskBytes, keys };
   };
 
   // Spread small queries over every worker (2 tiles → 2 tasks), cap big ones at MAX_TILES_PER_TASK.
@@ -285,6 +290,8 @@ async function readAndFold(
     weighted,
     fill,
     hasMask: mask !== null,
+    // Each worker keeps its share of the configured decoded-tile cache.
+    tileCacheBytes: Math.floor(deps.config.tileCacheBytes / Math.max(1, deps.config.workers)),
   });
   return mapLimit(batches, TASKS_IN_FLIGHT, async (batch) => {
     const fetched = await mapLimit(batch, Math.ceil(READ_CONCURRENCY / TASKS_IN_FLIGHT), fetchTile);
