@@ -42,8 +42,6 @@ const WGS84 = '+proj=longlat +datum=WGS84 +no_defs';
 const APPROX_MIN_PIXELS = 1_000_000;
 /** Most tiles per worker task: enough to amortise messaging, few enough to bound memory in flight. */
 const MAX_TILES_PER_TASK = 8;
-/** Tile reads in flight per request. */
-const READ_CONCURRENCY = 16;
 /** Worker tasks in flight per request (each holds its tiles' compressed bytes). */
 const TASKS_IN_FLIGHT = 4;
 
@@ -261,19 +259,30 @@ async function readAndFold(
   const { info } = reader;
   const fill = info.nodata !== null && Number.isFinite(info.nodata) ? info.nodata : 0;
 
-  const fetchTile = async ([tx, ty]: [number, number]): Promise<FoldTile> => {
-    const index = ty * layout.across + tx;
-    const planeIndexes = planar ? foldBands.map((fb) => (fb.band - 1) * perBand + index) : [index];
-    const [planes, maskBytes] = await Promise.all([
-      Promise.all(planeIndexes.map((i) => reader.readTile(ifd, i, deps.signal))),
-      mask ? reader.readTile(mask, index, deps.signal) : Promise.resolve(null),
+  // A batch's tiles (all their planes, and their mask tiles) are read together: ranges close in the file
+  // are merged into one request (reader.readTiles), so a window of one-row strips is a few reads.
+  const fetchTiles = async (batch: [number, number][]): Promise<FoldTile[]> => {
+    const indexes = batch.map(([tx, ty]) => ty * layout.across + tx);
+    const planeIndexes = indexes.map((index) => (planar ? foldBands.map((fb) => (fb.band - 1) * perBand + index) : [index]));
+    const [planes, masks] = await Promise.all([
+      reader.readTiles(ifd, planeIndexes.flat(), deps.signal),
+      mask ? reader.readTiles(mask, indexes, deps.signal) : Promise.resolve(indexes.map(() => null)),
     ]);
-    const keys = planeIndexes.map((i) => (tileKey === null ? null : `${tileKey}\n${i}`));
-    return { col0: tx * layout.tileWidth, row0: ty * layout.tileHeight, planes, mask: maskBytes, keys };
+    let p = 0;
+    return batch.map(([tx, ty], k) => {
+      const own = planeIndexes[k] as number[];
+      const tilePlanes = planes.slice(p, p + own.length);
+      p += own.length;
+      const keys = own.map((i) => (tileKey === null ? null : `${tileKey}\n${i}`));
+      return { col0: tx * layout.tileWidth, row0: ty * layout.tileHeight, planes: tilePlanes, mask: masks[k] ?? null, keys };
+    });
   };
 
-  // Spread small queries over every worker (2 tiles → 2 tasks), cap big ones at MAX_TILES_PER_TASK.
-  const perTask = Math.max(1, Math.min(MAX_TILES_PER_TASK, Math.ceil(tiles.length / Math.max(1, deps.config.workers))));
+  // Spread small queries over every worker (2 tiles → 2 tasks), cap big ones at about MAX_TILES_PER_TASK
+  // 512 × 512 tiles' worth of pixels (many small strips go together).
+  const tilePixels = layout.tileWidth * layout.tileHeight;
+  const maxPerTask = Math.max(1, Math.floor((MAX_TILES_PER_TASK * 512 * 512) / tilePixels));
+  const perTask = Math.max(1, Math.min(maxPerTask, Math.ceil(tiles.length / Math.max(1, deps.config.workers))));
   const batches: [number, number][][] = [];
   for (let i = 0; i < tiles.length; i += perTask) batches.push(tiles.slice(i, i + perTask));
   const task = (batchTiles: FoldTile[]): FoldTask => ({
@@ -294,7 +303,7 @@ async function readAndFold(
     tileCacheBytes: Math.floor(deps.config.tileCacheBytes / Math.max(1, deps.config.workers)),
   });
   return mapLimit(batches, TASKS_IN_FLIGHT, async (batch) => {
-    const fetched = await mapLimit(batch, Math.ceil(READ_CONCURRENCY / TASKS_IN_FLIGHT), fetchTile);
+    const fetched = await fetchTiles(batch);
     try {
       return await deps.runner.run(task(fetched), deps.signal);
     } catch (e) {
