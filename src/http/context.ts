@@ -48,24 +48,11 @@ export const contextPlugin = fp(async (app: FastifyInstance) => {
  * What a use case needs from one request: config, worker pool, the client's abort signal, and a source
  * opener that counts into this request's log line.
  */
-export function useCaseDeps(deps: AppDeps, request: FastifyRequest, options: { shareSources?: boolean } = {}) {
-  const open = (url: string): Promise<ByteSource> => deps.openSource(url, deps.config, { stats: request.readStats, signal: request.abortSignal });
-  // Many zones of one request open the same source once (its size probe and validator are shared too).
-  const opened = new Map<string, Promise<ByteSource>>();
+export function useCaseDeps(deps: AppDeps, request: FastifyRequest) {
   return {
     config: deps.config,
     runner: deps.runner,
     signal: request.abortSignal,
-    openSource: options.shareSources
-      ? (url: string): Promise<ByteSource> => {
-          let s = opened.get(url);
-          if (!s) {
-            s = open(url);
-            s.catch(() => opened.delete(url));
-            opened.set(url, s);
-          }
-          return s;
-        }
-      : open,
+    openSource: (url: string): Promise<ByteSource> => deps.openSource(url, deps.config, { stats: request.readStats, signal: request.abortSignal }),
   };
 }

@@ -101,6 +101,11 @@ export const problemPlugin = fp(async (app: FastifyInstance) => {
     if (error.statusCode === 503) {
       return sendProblem(reply, 'overloaded', 'The service is overloaded; retry shortly.');
     }
+    if (request.abortSignal?.aborted) {
+      // The client went away and its work was stopped: nothing failed, and nobody reads this answer.
+      request.log.info({ err: error.message }, 'client gone, request stopped');
+      return sendProblem(reply, 'internal_error', 'The client closed the connection before the answer.');
+    }
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(reply, 'internal_error', `An internal error occurred; quote request id ${request.id} when reporting it.`, {
       request_id: request.id,

@@ -9,6 +9,8 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZonalError } from '../errors.ts';
+import { SourceError } from '../source/source.ts';
+import { toZonalError } from '../source/errors.ts';
 import type { StatsResponse } from '../schemas/response.ts';
 import type { ZoneOutcome } from '../zonal/zones.ts';
 
@@ -99,7 +101,8 @@ export function toCsv(outcomes: readonly ZoneOutcome[], keyName: 'band' | 'colum
 }
 
 function problemLine(e: unknown): string {
-  const error = e instanceof ZonalError ? { status: e.status, code: e.code, detail: e.detail } : { status: 500, code: 'internal_error', detail: 'The request failed while its zones were being answered.' };
+  const z = e instanceof ZonalError ? e : e instanceof SourceError ? toZonalError(e) : null;
+  const error = z ? { status: z.status, code: z.code, detail: z.detail } : { status: 500, code: 'internal_error', detail: 'The request failed while its zones were being answered.' };
   return `${JSON.stringify({ error })}\n`;
 }
 

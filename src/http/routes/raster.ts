@@ -29,7 +29,9 @@ export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
     async (request, reply) => {
       const body = request.body;
       if (body.aoi.type !== 'FeatureCollection') return rasterZonalStats(body, useCaseDeps(deps, request));
-      const shared = useCaseDeps(deps, request, { shareSources: true });
+      // Each zone opens the source as its own request would (its own byte budget); the header, byte
+      // and decoded-tile caches make the repeats cheap.
+      const shared = useCaseDeps(deps, request);
       const zones = zonesOf(body.aoi, deps.config.maxZones);
       const outcomes = answerZones(zones, (aoi) => rasterZonalStats({ ...body, aoi }, shared), { radius: body.radius, concurrency: ZONE_CONCURRENCY, signal: request.abortSignal });
       return replyZones(request, reply, outcomes, { includeGeometry: body.include_geometry === true, keyName: 'band' });
@@ -51,7 +53,9 @@ export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
     async (request, reply) => {
       const body = request.body;
       if (body.aoi.type !== 'FeatureCollection') return rasterStacStats(body, useCaseDeps(deps, request));
-      const shared = useCaseDeps(deps, request, { shareSources: true });
+      // Each zone opens the source as its own request would (its own byte budget); the header, byte
+      // and decoded-tile caches make the repeats cheap.
+      const shared = useCaseDeps(deps, request);
       const zones = zonesOf(body.aoi, deps.config.maxZones);
       const outcomes = answerZones(zones, (aoi) => rasterStacStats({ ...body, aoi }, shared), { radius: body.radius, concurrency: ZONE_CONCURRENCY, signal: request.abortSignal });
       return replyZones(request, reply, outcomes, { includeGeometry: body.include_geometry === true, keyName: 'band' });

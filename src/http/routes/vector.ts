@@ -29,7 +29,9 @@ export const vectorRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
     async (request, reply) => {
       const body = request.body;
       if (body.aoi.type !== 'FeatureCollection') return vectorZonalStats(body, useCaseDeps(deps, request));
-      const shared = useCaseDeps(deps, request, { shareSources: true });
+      // Each zone opens the source as its own request would (its own byte budget); the header, byte
+      // and decoded-tile caches make the repeats cheap.
+      const shared = useCaseDeps(deps, request);
       const zones = zonesOf(body.aoi, deps.config.maxZones);
       const outcomes = answerZones(zones, (aoi) => vectorZonalStats({ ...body, aoi }, shared), { radius: body.radius, concurrency: ZONE_CONCURRENCY, signal: request.abortSignal });
       return replyZones(request, reply, outcomes, { includeGeometry: body.include_geometry === true, keyName: 'column' });
@@ -51,7 +53,9 @@ export const vectorRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
     async (request, reply) => {
       const body = request.body;
       if (body.aoi.type !== 'FeatureCollection') return vectorStacStats(body, useCaseDeps(deps, request));
-      const shared = useCaseDeps(deps, request, { shareSources: true });
+      // Each zone opens the source as its own request would (its own byte budget); the header, byte
+      // and decoded-tile caches make the repeats cheap.
+      const shared = useCaseDeps(deps, request);
       const zones = zonesOf(body.aoi, deps.config.maxZones);
       const outcomes = answerZones(zones, (aoi) => vectorStacStats({ ...body, aoi }, shared), { radius: body.radius, concurrency: ZONE_CONCURRENCY, signal: request.abortSignal });
       return replyZones(request, reply, outcomes, { includeGeometry: body.include_geometry === true, keyName: 'column' });
