@@ -82,10 +82,40 @@ function zoneError(e: unknown): ZoneError | null {
   return null;
 }
 
+/** Zones sorted by place together, at most this many: the first line waits for at most this many zones. */
+const SORT_WINDOW = 512;
+
+/** A Z-order (Morton) key of a zone's box centre on a 2^15 × 2^15 lon/lat grid; 0 for a zone without coordinates. */
+export function placeKey(zone: Zone): number {
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -Infinity;
+  let y1 = -Infinity;
+  const visit = (c: unknown): void => {
+    if (!Array.isArray(c)) return;
+    if (typeof c[0] === 'number' && typeof c[1] === 'number') {
+      x0 = Math.min(x0, c[0]);
+      x1 = Math.max(x1, c[0]);
+      y0 = Math.min(y0, c[1]);
+      y1 = Math.max(y1, c[1]);
+      return;
+    }
+    for (const d of c) visit(d);
+  };
+  visit((zone.geometry as { coordinates?: unknown } | null)?.coordinates);
+  if (!(x0 <= x1)) return 0;
+  const gx = Math.max(0, Math.min(32767, Math.floor((((x0 + x1) / 2 + 360) % 360) / 360 * 32768)));
+  const gy = Math.max(0, Math.min(32767, Math.floor(((y0 + y1) / 2 + 90) / 180 * 32768)));
+  let key = 0;
+  for (let b = 14; b >= 0; b--) key = key * 4 + ((gx >> b) & 1) * 2 + ((gy >> b) & 1);
+  return key;
+}
+
 /**
- * The outcome of every zone, in input order, with `concurrency` zones answered at once. A request-level
- * error rejects the iteration (the caller has answered nothing yet for the first zone, so it becomes the
- * request's problem).
+ * The outcome of every zone, in input order, with `concurrency` zones answered at once. Within windows of
+ * SORT_WINDOW zones (input order), zones are answered in order of place, so that zones side by side follow
+ * each other and find their tiles (or row groups) still in the caches. A request-level error rejects the
+ * iteration (for the first zone the caller has sent nothing yet, so it becomes the request's problem).
  */
 export async function* answerZones(
   zones: readonly Zone[],
@@ -101,20 +131,45 @@ export async function* answerZones(
       return { zone, error };
     }
   };
-  const inFlight: Promise<ZoneOutcome>[] = [];
+  // The order zones are started in: each window of SORT_WINDOW input zones by place.
+  const order: number[] = [];
+  for (let w = 0; w < zones.length; w += SORT_WINDOW) {
+    const idx = Array.from({ length: Math.min(SORT_WINDOW, zones.length - w) }, (_, i) => w + i);
+    const keys = new Map(idx.map((i) => [i, placeKey(zones[i] as Zone)]));
+    idx.sort((a, b) => (keys.get(a) as number) - (keys.get(b) as number) || a - b);
+    order.push(...idx);
+  }
+  const results = new Array<Promise<ZoneOutcome> | undefined>(zones.length);
   let next = 0;
-  const fill = (): void => {
-    while (inFlight.length < options.concurrency && next < zones.length) {
-      const p = run(zones[next++] as Zone);
-      p.catch(() => undefined); // awaited in order below; a rejection must not go unhandled meanwhile
-      inFlight.push(p);
+  let running = 0;
+  let wake: (() => void) | null = null;
+  const launch = (): void => {
+    // Never start a zone more than one window ahead of the next one to hand out (bounded memory).
+    while (running < options.concurrency && next < order.length && (order[next] as number) < handed + 2 * SORT_WINDOW) {
+      const i = order[next++] as number;
+      running++;
+      const p = run(zones[i] as Zone);
+      p.catch(() => undefined).finally(() => {
+        running--;
+        const w = wake;
+        wake = null;
+        w?.();
+      });
+      results[i] = p;
     }
   };
-  fill();
-  while (inFlight.length > 0) {
+  let handed = 0;
+  launch();
+  while (handed < zones.length) {
     if (options.signal?.aborted) throw options.signal.reason;
-    const outcome = await (inFlight.shift() as Promise<ZoneOutcome>);
-    fill();
+    while (results[handed] === undefined) {
+      await new Promise<void>((resolve) => (wake = resolve));
+      launch();
+    }
+    const outcome = await (results[handed] as Promise<ZoneOutcome>);
+    results[handed] = undefined;
+    handed++;
+    launch();
     yield outcome;
   }
 }

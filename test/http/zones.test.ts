@@ -185,3 +185,14 @@ describe('FeatureCollection over a real loopback server: streaming and disconnec
     expect(reads - before).toBeLessThan(2_000);
   });
 });
+
+describe('placeKey (zones answered by place within a window)', () => {
+  it('orders zones side by side together, and a zone without coordinates first', async () => {
+    const { placeKey } = await import('../../src/zonal/zones.ts');
+    const z = (x: number, y: number) => ({ index: 0, id: null, properties: null, geometry: { type: 'Point', coordinates: [x, y] } });
+    const near = Math.abs(placeKey(z(10, 45)) - placeKey(z(10.001, 45.001)));
+    const far = Math.abs(placeKey(z(10, 45)) - placeKey(z(-120, -30)));
+    expect(near).toBeLessThan(far);
+    expect(placeKey({ index: 0, id: null, properties: null, geometry: null })).toBe(0);
+  });
+});
