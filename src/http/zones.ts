@@ -11,8 +11,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZonalError } from '../errors.ts';
 import { SourceError } from '../source/source.ts';
 import { toZonalError } from '../source/errors.ts';
-import type { StatsResponse } from '../schemas/response.ts';
 import type { ZoneOutcome } from '../zonal/zones.ts';
+import { toCsv, zoneFeature, zoneLine } from '../zonal/represent.ts';
+
+export { toCsv };
 
 export type Representation = 'json' | 'geojson' | 'ndjson' | 'csv';
 
@@ -34,70 +36,6 @@ export function representationOf(accept: string | undefined): Representation {
     if (type === 'application/json' || type === 'application/*' || type === '*/*') return 'json';
   }
   return 'json';
-}
-
-interface ZoneLine {
-  index: number;
-  id: string | number | null;
-  properties: Record<string, unknown> | null;
-  statistics?: StatsResponse;
-  error?: { status: number; code: string; detail: string };
-}
-
-function line(o: ZoneOutcome): ZoneLine {
-  const base = { index: o.zone.index, id: o.zone.id, properties: o.zone.properties };
-  return o.error ? { ...base, error: o.error } : { ...base, statistics: o.statistics as StatsResponse };
-}
-
-function feature(o: ZoneOutcome, includeGeometry: boolean): Record<string, unknown> {
-  const properties = { ...(o.zone.properties ?? {}), ...(o.error ? { error: o.error } : { statistics: o.statistics }) };
-  return { type: 'Feature', id: o.zone.id, geometry: includeGeometry ? o.zone.geometry ?? null : null, properties };
-}
-
-/** RFC 4180 field: quoted when it holds a comma, quote or line break. */
-function csvField(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  const text = typeof v === 'object' ? JSON.stringify(v) : String(v);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-/** CSV: index, id, the input property columns, band/column, the statistics, areas, error. */
-export function toCsv(outcomes: readonly ZoneOutcome[], keyName: 'band' | 'column'): string {
-  const props: string[] = [];
-  const stats: string[] = [];
-  const seenProps = new Set<string>();
-  const seenStats = new Set<string>(['aoi_area', 'data_area']);
-  for (const o of outcomes) {
-    for (const k of Object.keys(o.zone.properties ?? {})) {
-      if (!seenProps.has(k)) {
-        seenProps.add(k);
-        props.push(k);
-      }
-    }
-    for (const s of Object.values(o.statistics ?? {})) {
-      for (const k of Object.keys(s)) {
-        if (!seenStats.has(k)) {
-          seenStats.add(k);
-          stats.push(k);
-        }
-      }
-    }
-  }
-  const header = ['index', 'id', ...props, keyName, ...stats, 'aoi_area', 'data_area', 'error_code', 'error_detail'];
-  const rows = [header.map(csvField).join(',')];
-  for (const o of outcomes) {
-    const lead = [o.zone.index, o.zone.id, ...props.map((p) => o.zone.properties?.[p])];
-    if (o.error) {
-      rows.push([...lead, '', ...stats.map(() => ''), '', '', o.error.code, o.error.detail].map(csvField).join(','));
-      continue;
-    }
-    for (const [key, s] of Object.entries(o.statistics ?? {})) {
-      const rec = s as Record<string, unknown>;
-      const name = keyName === 'band' ? key.replace(/^band_/, '') : key;
-      rows.push([...lead, name, ...stats.map((k) => rec[k]), rec['aoi_area'], rec['data_area'], '', ''].map(csvField).join(','));
-    }
-  }
-  return `${rows.join('\r\n')}\r\n`;
 }
 
 function problemLine(e: unknown): string {
@@ -122,12 +60,12 @@ export async function replyZones(
     const gone = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
     gone.catch(() => undefined);
     async function* lines(): AsyncGenerator<string> {
-      if (!first.done) yield `${JSON.stringify(line(first.value))}\n`;
+      if (!first.done) yield `${JSON.stringify(zoneLine(first.value))}\n`;
       try {
         for (;;) {
           const next = await Promise.race([outcomes.next(), gone]);
           if (next.done) return;
-          yield `${JSON.stringify(line(next.value))}\n`;
+          yield `${JSON.stringify(zoneLine(next.value))}\n`;
         }
       } catch (e) {
         if (!signal.aborted) yield problemLine(e);
@@ -138,6 +76,6 @@ export async function replyZones(
   const all: ZoneOutcome[] = first.done ? [] : [first.value];
   for await (const o of outcomes) all.push(o);
   if (representation === 'csv') return reply.type('text/csv; charset=utf-8').send(toCsv(all, options.keyName));
-  const body = JSON.stringify({ type: 'FeatureCollection', features: all.map((o) => feature(o, options.includeGeometry)) });
+  const body = JSON.stringify({ type: 'FeatureCollection', features: all.map((o) => zoneFeature(o, options.includeGeometry)) });
   return reply.type(representation === 'geojson' ? 'application/geo+json; charset=utf-8' : 'application/json; charset=utf-8').send(body);
 }

@@ -140,22 +140,29 @@ export async function* answerZones(
     order.push(...idx);
   }
   const results = new Array<Promise<ZoneOutcome> | undefined>(zones.length);
+  const started = new Uint8Array(zones.length);
   let next = 0;
   let running = 0;
   let wake: (() => void) | null = null;
+  const start = (i: number): void => {
+    started[i] = 1;
+    running++;
+    const p = run(zones[i] as Zone);
+    p.catch(() => undefined).finally(() => {
+      running--;
+      const w = wake;
+      wake = null;
+      w?.();
+    });
+    results[i] = p;
+  };
   const launch = (): void => {
-    // Never start a zone more than one window ahead of the next one to hand out (bounded memory).
+    // The first zone goes first, so the first line leaves at once; the others follow by place.
+    if (handed === 0 && zones.length > 0 && !started[0] && running < options.concurrency) start(0);
+    // Then by place, never more than one window ahead of the next one to hand out (bounded memory).
     while (running < options.concurrency && next < order.length && (order[next] as number) < handed + 2 * SORT_WINDOW) {
       const i = order[next++] as number;
-      running++;
-      const p = run(zones[i] as Zone);
-      p.catch(() => undefined).finally(() => {
-        running--;
-        const w = wake;
-        wake = null;
-        w?.();
-      });
-      results[i] = p;
+      if (!started[i]) start(i);
     }
   };
   let handed = 0;
@@ -168,6 +175,7 @@ export async function* answerZones(
     }
     const outcome = await (results[handed] as Promise<ZoneOutcome>);
     results[handed] = undefined;
+    started[handed] = 1;
     handed++;
     launch();
     yield outcome;
