@@ -278,10 +278,11 @@ async function readAndFold(
     });
   };
 
-  // Spread small queries over every worker (2 tiles → 2 tasks), cap big ones at about MAX_TILES_PER_TASK
-  // 512 × 512 tiles' worth of pixels (many small strips go together).
+  // Spread small queries over every worker (2 tiles → 2 tasks), cap big ones.
+  // Small blocks (strips a few rows high) go together up to about MAX_TILES_PER_TASK 512 × 512 tiles' worth of
+  // pixels; real tiles at most MAX_TILES_PER_TASK per task.
   const tilePixels = layout.tileWidth * layout.tileHeight;
-  const maxPerTask = Math.max(1, Math.floor((MAX_TILES_PER_TASK * 512 * 512) / tilePixels));
+  const maxPerTask = tilePixels < 256 * 256 ? Math.max(MAX_TILES_PER_TASK, Math.floor((MAX_TILES_PER_TASK * 512 * 512) / tilePixels)) : MAX_TILES_PER_TASK;
   const perTask = Math.max(1, Math.min(maxPerTask, Math.ceil(tiles.length / Math.max(1, deps.config.workers))));
   const batches: [number, number][][] = [];
   for (let i = 0; i < tiles.length; i += perTask) batches.push(tiles.slice(i, i + perTask));

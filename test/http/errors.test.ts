@@ -582,7 +582,8 @@ describe('problem+json for every status of CONTRACT §6', () => {
     it('16 concurrent full-raster requests on one worker trip the health check; new requests get 503, then it recovers', async () => {
       // overviews.tif: 2048² px of 30 m from (400000, 5300000), 64 tiles of 256²; this AOI covers all of it.
       // 16 requests × 4 fold tasks in flight ≫ the bound of 16 pending tasks, for seconds on one worker.
-      const busy = await buildTestApp({ workers: 1 });
+      // No decoded-tile cache: the 16 identical requests must each decode their tiles to keep the queue full.
+      const busy = await buildTestApp({ workers: 1, tileCacheBytes: 0 });
       try {
         const aoi = { type: 'Polygon', coordinates: [[[13.68, 47.27], [14.55, 47.27], [14.55, 47.85], [13.68, 47.85], [13.68, 47.27]]] };
         let done = false;
