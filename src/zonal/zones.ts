@@ -169,10 +169,9 @@ export async function* answerZones(
   launch();
   while (handed < zones.length) {
     if (options.signal?.aborted) throw options.signal.reason;
-    while (results[handed] === undefined) {
-      await new Promise<void>((resolve) => (wake = resolve));
-      launch();
-    }
+    // A zone may have finished (and freed its slot) since the last launch: launch before waiting, and
+    // wait only while the zone to hand out is still not started.
+    for (launch(); results[handed] === undefined; launch()) await new Promise<void>((resolve) => (wake = resolve));
     const outcome = await (results[handed] as Promise<ZoneOutcome>);
     results[handed] = undefined;
     started[handed] = 1;

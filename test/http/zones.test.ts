@@ -196,3 +196,20 @@ describe('placeKey (zones answered by place within a window)', () => {
     expect(placeKey({ index: 0, id: null, properties: null, geometry: null })).toBe(0);
   });
 });
+
+describe('answerZones hands out every zone, whatever the concurrency and however slowly it is read', () => {
+  it.each([1, 2, 4])('concurrency %i, a consumer that yields between zones', async (concurrency) => {
+    const { answerZones } = await import('../../src/zonal/zones.ts');
+    const zones = Array.from({ length: 40 }, (_, index) => ({ index, id: index, properties: null, geometry: { type: 'Point', coordinates: [(index * 37) % 180, (index * 11) % 80] } }));
+    const seen: number[] = [];
+    const answer = async () => {
+      await new Promise((r) => setTimeout(r, Math.random() * 3));
+      return {};
+    };
+    for await (const o of answerZones(zones, answer, { concurrency })) {
+      seen.push(o.zone.index);
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(seen).toEqual(zones.map((z) => z.index));
+  });
+});
