@@ -57,11 +57,13 @@ const ALLOWED: Record<string, string[]> = {
   http: ['errors', 'config', 'schemas', 'source', 'zonal', 'workers'],
   app: ['errors', 'config', 'http', 'source', 'workers', 'zonal'],
   server: ['config', 'app', 'workers', 'source'],
+  // The command line: the same use cases in process (or a running service over HTTP), never the HTTP layer.
+  cli: ['errors', 'config', 'schemas', 'geometry', 'source', 'vector', 'workers', 'zonal'],
 };
 
 /** Folders whose modules must stay free of I/O (no node: modules). */
 const PURE = ['geometry', 'coverage', 'stats', 'schemas', 'errors'];
-const PURE_FILES = ['raster/grid.ts', 'raster/window.ts', 'raster/samples.ts', 'raster/pixels.ts', 'raster/predictor.ts', 'raster/pixel-area.ts', 'raster/gdal-metadata.ts', 'vector/geoparquet.ts', 'vector/prune.ts', 'vector/columns.ts', 'vector/touch.ts', 'vector/tally.ts', 'vector/data-area.ts', 'vector/geoarrow.ts', 'raster/tile-cache.ts'];
+const PURE_FILES = ['raster/grid.ts', 'raster/window.ts', 'raster/samples.ts', 'raster/pixels.ts', 'raster/predictor.ts', 'raster/pixel-area.ts', 'raster/gdal-metadata.ts', 'vector/geoparquet.ts', 'vector/prune.ts', 'vector/columns.ts', 'vector/touch.ts', 'vector/tally.ts', 'vector/data-area.ts', 'vector/geoarrow.ts', 'raster/tile-cache.ts', 'zonal/represent.ts'];
 
 /** Each heavy library and the one adapter file that may import it. */
 const ADAPTERS: Record<string, string> = {
@@ -80,6 +82,11 @@ const ADAPTERS: Record<string, string> = {
   '@aws-sdk/client-s3': 'source/s3.ts',
   piscina: 'workers/pool.ts',
   'ipaddr.js': 'source/policy.ts',
+  commander: 'cli/main.ts',
+  'csv-parse': 'cli/zones-file.ts',
+  wkx: 'cli/geometry.ts',
+  'cli-progress': 'cli/progress.ts',
+  'hyparquet-writer': 'cli/output.ts',
 };
 
 const packageName = (spec: string): string => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] as string));

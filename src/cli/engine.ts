@@ -1,0 +1,65 @@
+/**
+ * The in-process engine: the service's use cases (zonal/raster.ts, zonal/vector.ts) answer the zones
+ * through zonal/zones.ts answerZones, with the service's configuration from the environment, its worker
+ * pool, and its source opener; a local source's folder is the only data root, so the service's path
+ * checks still apply.
+ */
+import { realpath } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig, type Config } from '../config.ts';
+import { openSource } from '../source/resolve.ts';
+import type { ReadStats } from '../source/source.ts';
+import { createFoldRunner } from '../workers/pool.ts';
+import { rasterZonalStats } from '../zonal/raster.ts';
+import { vectorZonalStats } from '../zonal/vector.ts';
+import { answerZones, type Zone, type ZoneOutcome } from '../zonal/zones.ts';
+import type { RasterRequest } from '../schemas/raster.ts';
+import type { VectorRequest } from '../schemas/vector.ts';
+import type { GeometryRequest } from '../schemas/aoi.ts';
+import type { StatsResponse } from '../schemas/response.ts';
+import { CliError } from './errors.ts';
+import type { Job } from './job.ts';
+
+/** The service's configuration from the environment, with the source file's folder as the data root. */
+export async function cliConfig(url: string, env: Record<string, string | undefined> = process.env): Promise<Config> {
+  let config: Config;
+  try {
+    config = loadConfig(env);
+  } catch (e) {
+    throw new CliError(`The environment is not usable: ${(e as Error).message}.`);
+  }
+  if (url.startsWith('file:')) {
+    let path: string;
+    try {
+      path = fileURLToPath(url);
+    } catch {
+      throw new CliError(`The source ${url} is not a valid file URL.`);
+    }
+    // The real folder (a symlinked file is checked where it really lives); a missing file is reported by openSource.
+    const folder = await realpath(path).then(dirname, () => dirname(path));
+    config = { ...config, dataRoots: [folder] };
+  }
+  return config;
+}
+
+export async function* localOutcomes(job: Job, zones: readonly Zone[], options: { concurrency: number; signal: AbortSignal }): AsyncGenerator<ZoneOutcome> {
+  const config = await cliConfig(job.body.url);
+  const runner = createFoldRunner(config.workers);
+  try {
+    const stats: ReadStats = { requests: 0, bytes: 0 };
+    const deps = {
+      config,
+      runner,
+      signal: options.signal,
+      openSource: (url: string) => openSource(url, config, { stats, signal: options.signal }),
+    };
+    const answer =
+      job.kind === 'raster'
+        ? (aoi: GeometryRequest): Promise<StatsResponse> => rasterZonalStats({ ...(job.body as unknown as RasterRequest), aoi }, deps)
+        : (aoi: GeometryRequest): Promise<StatsResponse> => vectorZonalStats({ ...(job.body as unknown as VectorRequest), aoi }, deps);
+    yield* answerZones(zones, answer, { radius: job.body.radius, concurrency: options.concurrency, signal: options.signal });
+  } finally {
+    await runner.close();
+  }
+}

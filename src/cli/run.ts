@@ -1,0 +1,73 @@
+/**
+ * One `zonal` run: check the request, read the zones, answer them (in process, or by the services given
+ * with --server), write each outcome as it comes, show progress; the exit code says whether every zone
+ * was answered (0) or some zone had an error (1). Problems of the run itself are thrown (exit 2).
+ */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { ZoneOutcome } from '../zonal/zones.ts';
+import { EXIT_OK, EXIT_ZONE_ERRORS } from './errors.ts';
+import { checkJob, type Job } from './job.ts';
+import { readZones, type ZonesOptions } from './zones-file.ts';
+import { openSink, type OutputFormat } from './output.ts';
+import { createProgress } from './progress.ts';
+import { localOutcomes } from './engine.ts';
+import { remoteOutcomes } from './remote.ts';
+
+export interface RunOptions {
+  job: Job;
+  zones: string;
+  zonesOptions: ZonesOptions;
+  format: OutputFormat;
+  output?: string;
+  /** Zones answered at once (in process) or requests in flight (--server). */
+  concurrency: number;
+  servers: string[];
+  chunk: number;
+  retries: number;
+  /** First backoff before a retry, in ms. */
+  retryDelay: number;
+  progress: boolean;
+  signal: AbortSignal;
+  /** The folder relative paths are relative to. */
+  cwd: string;
+  /** Where the summary line goes. */
+  log: (line: string) => void;
+}
+
+/** A source argument as a URL: URLs as they are, local paths as file:// URLs. */
+export function sourceUrl(arg: string, cwd = process.cwd()): string {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(arg) ? arg : pathToFileURL(resolve(cwd, arg)).href;
+}
+
+export async function run(options: RunOptions): Promise<number> {
+  const job = checkJob(options.job);
+  const { zones, unreadable } = await readZones(options.zones, { ...options.zonesOptions, cwd: options.cwd });
+  const sink = await openSink(options.format, options.output, job.kind === 'raster' ? 'band' : 'column', options.cwd);
+  // A bar on the terminal where the results are printed would be drawn into them.
+  const toTerminal = options.output === undefined && process.stdout.isTTY === true;
+  const progress = createProgress(zones.length, options.progress && !toTerminal);
+  let failed = 0;
+  try {
+    const outcomes =
+      options.servers.length > 0
+        ? remoteOutcomes(job, zones, { servers: options.servers, chunk: options.chunk, concurrency: options.concurrency, retries: options.retries, backoffMs: options.retryDelay, signal: options.signal })
+        : localOutcomes(job, zones, { concurrency: options.concurrency, signal: options.signal });
+    for await (const answered of outcomes) {
+      // A geometry the zones file could not give is answered as no geometry; its reason is the detail.
+      const why = unreadable.get(answered.zone.index);
+      const o: ZoneOutcome = why !== undefined && answered.error?.code === 'validation_failed' ? { ...answered, error: { ...answered.error, detail: why } } : answered;
+      if (o.error) failed++;
+      await sink.write(o);
+      progress.tick();
+    }
+  } finally {
+    progress.stop();
+  }
+  await sink.finish();
+  if (failed > 0) {
+    options.log(`${failed.toLocaleString('en')} of ${zones.length.toLocaleString('en')} zones could not be answered; each has its error in the output (error_code, error_detail).`);
+    return EXIT_ZONE_ERRORS;
+  }
+  return EXIT_OK;
+}
