@@ -100,7 +100,9 @@ export function checkReadable(codec: TileCodec, what = 'raster'): void {
  */
 export const MERGE_GAP = 16 * 1024;
 /** Largest merged read (so one read does not hold a whole file in memory). */
-const MERGE_MAX = 16 * 1024 * 1024;
+const MERGE_MAX = 4 * 1024 * 1024;
+/** Blocks larger than this are read on their own. */
+const MERGE_SMALL = 128 * 1024;
 
 export async function openRaster(source: ByteSource, signal?: AbortSignal): Promise<RasterReader> {
   let header;
@@ -170,7 +172,9 @@ export async function openRaster(source: ByteSource, signal?: AbortSignal): Prom
     const runs: { start: number; end: number; parts: typeof wanted }[] = [];
     for (const w of wanted) {
       const run = runs[runs.length - 1];
-      if (run && w.offset - run.end <= MERGE_GAP && Math.max(run.end, w.offset + w.length) - run.start <= MERGE_MAX) {
+      // Only small blocks (strips, small tiles) are merged: a big tile is worth its own request, and slicing
+      // merged big tiles apart would cost the main thread copies.
+      if (run && w.length <= MERGE_SMALL && w.offset - run.end <= MERGE_GAP && Math.max(run.end, w.offset + w.length) - run.start <= MERGE_MAX) {
         run.end = Math.max(run.end, w.offset + w.length);
         run.parts.push(w);
       } else {
