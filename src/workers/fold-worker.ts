@@ -9,7 +9,7 @@ import { wkbPolygonalAreaM2 } from '../geometry/wkb.ts';
 import { overlapGroups as groupsOf, type UnionJob } from '../vector/data-area.ts';
 
 /** One chunk of vector features (see vector/tally.ts). */
-export async function vectorChunk(task: VectorChunkTask): Promise<VectorChunkResult> {
+async function vectorChunk(task: VectorChunkTask): Promise<VectorChunkResult> {
   const engine = await geometryEngine();
   const aoi = task.aoi.kind === 'area' ? engine.prepare(task.aoi.wkb) : null;
   try {

@@ -4,8 +4,8 @@
  */
 import { Piscina } from 'piscina';
 import { foldTiles, type FoldTask, type FoldResult } from '../zonal/fold.ts';
-import { overlapGroups, unionAreas, vectorChunk, vectorGroup } from './fold-worker.ts';
-import type { VectorChunkTask, VectorChunkResult, VectorGroupTask, VectorGroupResult } from '../vector/tally.ts';
+import { overlapGroups, unionAreas, vectorGroup } from './fold-worker.ts';
+import type { VectorGroupTask, VectorGroupResult } from '../vector/tally.ts';
 import type { UnionJob } from '../vector/data-area.ts';
 import { preloadImageCodecs } from '../raster/codecs/image.ts';
 
@@ -13,8 +13,6 @@ export interface FoldRunner {
   run(task: FoldTask, signal?: AbortSignal): Promise<FoldResult>;
   /** A fetched row group: decoded, selected and tallied in a worker. */
   vectorGroup(task: VectorGroupTask, signal?: AbortSignal): Promise<VectorGroupResult>;
-  /** One chunk of vector features against the AOI (vector/tally.ts). */
-  vectorChunk(task: VectorChunkTask, signal?: AbortSignal): Promise<VectorChunkResult>;
   /** Groups of overlapping boxes (vector data_area's sweep). */
   overlapGroups(boxes: Float64Array, signal?: AbortSignal): Promise<number[][]>;
   /** Areas in m² of union jobs (vector data_area), spread over the workers. */
@@ -43,14 +41,6 @@ export function createFoldRunner(workers: number): FoldRunner {
         pending++;
         try {
           return await vectorGroup(task);
-        } finally {
-          pending--;
-        }
-      },
-      async vectorChunk(task) {
-        pending++;
-        try {
-          return await vectorChunk(task);
         } finally {
           pending--;
         }
@@ -104,16 +94,6 @@ export function createFoldRunner(workers: number): FoldRunner {
       try {
         const transferList = task.group.ranges.map((r) => r.bytes);
         return (await pool.run(task, { name: 'vectorGroup', transferList, ...(signal ? { signal } : {}) })) as VectorGroupResult;
-      } finally {
-        pending--;
-      }
-    },
-    async vectorChunk(task, signal) {
-      pending++;
-      try {
-        // The feature bytes and values move to the worker rather than being copied.
-        const transferList = [task.bytes.buffer, task.offsets.buffer, ...task.values.map((v) => v.buffer)] as ArrayBuffer[];
-        return (await pool.run(task, { name: 'vectorChunk', transferList, ...(signal ? { signal } : {}) })) as VectorChunkResult;
       } finally {
         pending--;
       }
