@@ -63,7 +63,7 @@ const ALLOWED: Record<string, string[]> = {
 
 /** Folders whose modules must stay free of I/O (no node: modules). */
 const PURE = ['geometry', 'coverage', 'stats', 'schemas', 'errors'];
-const PURE_FILES = ['raster/grid.ts', 'raster/window.ts', 'raster/samples.ts', 'raster/pixels.ts', 'raster/predictor.ts', 'raster/pixel-area.ts', 'raster/gdal-metadata.ts', 'vector/geoparquet.ts', 'vector/prune.ts', 'vector/columns.ts', 'vector/touch.ts', 'vector/tally.ts', 'vector/data-area.ts', 'vector/geoarrow.ts', 'raster/tile-cache.ts', 'zonal/represent.ts'];
+const PURE_FILES = ['raster/grid.ts', 'raster/plan.ts', 'raster/window.ts', 'raster/samples.ts', 'raster/pixels.ts', 'raster/predictor.ts', 'raster/pixel-area.ts', 'raster/gdal-metadata.ts', 'vector/geoparquet.ts', 'vector/prune.ts', 'vector/columns.ts', 'vector/touch.ts', 'vector/tally.ts', 'vector/data-area.ts', 'vector/geoarrow.ts', 'raster/tile-cache.ts', 'zonal/represent.ts'];
 
 /** Each heavy library and the one adapter file that may import it. */
 const ADAPTERS: Record<string, string> = {

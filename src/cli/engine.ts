@@ -1,6 +1,6 @@
 /**
- * The in-process engine: the service's use cases (zonal/raster.ts, zonal/vector.ts) answer the zones
- * through zonal/zones.ts answerZones, with the service's configuration from the environment, its worker
+ * The in-process engine: the service's use cases answer the zones (zonal/raster.ts all at once,
+ * zonal/vector.ts through zonal/zones.ts answerZones), with the service's configuration from the environment, its worker
  * pool, and its source opener; a local source's folder is the only data root, so the service's path
  * checks still apply.
  */
@@ -11,9 +11,9 @@ import { loadConfig, type Config } from '../config.ts';
 import { openSource } from '../source/resolve.ts';
 import type { ReadStats } from '../source/source.ts';
 import { createFoldRunner } from '../workers/pool.ts';
-import { rasterZonalStats } from '../zonal/raster.ts';
+import { rasterZonesStats } from '../zonal/raster.ts';
 import { vectorZonalStats } from '../zonal/vector.ts';
-import { answerZones, type Zone, type ZoneOutcome } from '../zonal/zones.ts';
+import { answerZones, zoneGeometries, zoneOutcomes, type Zone, type ZoneOutcome } from '../zonal/zones.ts';
 import type { RasterRequest } from '../schemas/raster.ts';
 import type { VectorRequest } from '../schemas/vector.ts';
 import type { GeometryRequest } from '../schemas/aoi.ts';
@@ -54,10 +54,13 @@ export async function* localOutcomes(job: Job, zones: readonly Zone[], options: 
       signal: options.signal,
       openSource: (url: string) => openSource(url, config, { stats, signal: options.signal }),
     };
-    const answer =
-      job.kind === 'raster'
-        ? (aoi: GeometryRequest): Promise<StatsResponse> => rasterZonalStats({ ...(job.body as unknown as RasterRequest), aoi }, deps)
-        : (aoi: GeometryRequest): Promise<StatsResponse> => vectorZonalStats({ ...(job.body as unknown as VectorRequest), aoi }, deps);
+    if (job.kind === 'raster') {
+      // One pass over the raster's blocks for all zones, as the HTTP endpoint does.
+      const { aoi: _aoi, ...request } = job.body as unknown as RasterRequest;
+      yield* zoneOutcomes(zones, rasterZonesStats(request, zoneGeometries(zones, job.body.radius), deps));
+      return;
+    }
+    const answer = (aoi: GeometryRequest): Promise<StatsResponse> => vectorZonalStats({ ...(job.body as unknown as VectorRequest), aoi }, deps);
     yield* answerZones(zones, answer, { radius: job.body.radius, concurrency: options.concurrency, signal: options.signal });
   } finally {
     await runner.close();

@@ -11,9 +11,11 @@ import { compressionName, compressionSupported } from './codecs/index.ts';
 import { sampleType } from './samples.ts';
 import { parseBandScaling, parseNodata, type BandScaling } from './gdal-metadata.ts';
 import { crsFromGeoKeys, type CrsInfo } from '../geometry/crs.ts';
+import type { PlanLevel } from './plan.ts';
+import type { BlockFormat, EncodedBlock } from './decode.ts';
 
 /** One resolution level: 0 is full resolution, then the overviews from finest to coarsest. */
-export interface RasterLevel {
+export interface RasterLevel extends PlanLevel {
   readonly index: number;
   readonly grid: Grid;
   readonly ifd: IfdInfo;
@@ -41,6 +43,14 @@ export interface RasterReader {
    * in one request (a window of one-row strips is one read, not one per strip). null for a sparse tile.
    */
   readTiles(ifd: IfdInfo, indexes: readonly number[], signal?: AbortSignal): Promise<(ArrayBuffer | null)[]>;
+  /** How `bands` (1-based) decode from the blocks of a level (raster/decode.ts). */
+  blockFormat(level: RasterLevel, bands: readonly number[]): BlockFormat;
+  /**
+   * The blocks (raster/plan.ts indexes) of a level with the planes that hold `bands` and the mask, read
+   * together so that near ranges merge (readTiles). Keys for the decoded-tile cache carry the object's
+   * validator; without one (a source that cannot tell a change) nothing is cached.
+   */
+  readBlocks(level: RasterLevel, blocks: readonly number[], bands: readonly number[], signal?: AbortSignal): Promise<EncodedBlock[]>;
 }
 
 /** The data type of a sample ("uint8" … "float64"; packed depths widened), or null when we do not read it. */
@@ -137,16 +147,18 @@ export async function openRaster(source: ByteSource, signal?: AbortSignal): Prom
     const grid: Grid = { x0, y0, dx: dx * fx, dy: dy * fy, rx: rx * fy, ry: ry * fx, width: ifd.width, height: ifd.height };
     const mask = masks.find((m) => m.width === ifd.width && m.height === ifd.height) ?? null;
     if (mask) checkReadable(mask.codec, 'mask');
-    levels.push({ index: levels.length, grid, ifd, mask });
+    levels.push({ index: levels.length, grid, ifd, mask, blockWidth: ifd.tileWidth, blockHeight: ifd.tileHeight });
   }
   const bandCount = base.codec.samplesPerPixel;
   const { head } = header;
+  const nodata = parseNodata(header.gdalNodata);
+  const planar = base.codec.planarConfiguration === 2;
   return {
     info: {
       levels,
       bandCount,
       crs,
-      nodata: parseNodata(header.gdalNodata),
+      nodata,
       scaling: parseBandScaling(header.gdalMetadata, bandCount),
       dtype,
     },
@@ -154,7 +166,43 @@ export async function openRaster(source: ByteSource, signal?: AbortSignal): Prom
       return (await readTiles(ifd, [index], sig))[0] ?? null;
     },
     readTiles,
+    blockFormat(level, bands) {
+      return {
+        codec: level.ifd.codec,
+        maskCodec: level.mask?.codec ?? null,
+        levelWidth: level.grid.width,
+        levelHeight: level.grid.height,
+        // Band-separate files: one plane per requested band, in the order asked.
+        bands: bands.map((b, k) => (planar ? { plane: k, sample: 0 } : { plane: 0, sample: b - 1 })),
+        fill: nodata !== null && Number.isFinite(nodata) ? nodata : 0,
+      };
+    },
+    readBlocks,
   };
+
+  async function readBlocks(level: RasterLevel, blocks: readonly number[], bands: readonly number[], sig?: AbortSignal): Promise<EncodedBlock[]> {
+    const { ifd, mask } = level;
+    const across = Math.ceil(ifd.width / ifd.tileWidth);
+    const perBand = across * Math.ceil(ifd.height / ifd.tileHeight);
+    const planeIndexes = blocks.map((index) => (planar ? bands.map((b) => (b - 1) * perBand + index) : [index]));
+    const [planes, masks] = await Promise.all([readTiles(ifd, planeIndexes.flat(), sig), mask ? readTiles(mask, blocks, sig) : Promise.resolve(blocks.map(() => null))]);
+    const validator = (source as { validator?: () => string | undefined }).validator?.();
+    const prefix = validator === undefined ? null : `${source.url.href}\n${validator}\n${level.index}\n`;
+    let p = 0;
+    return blocks.map((index, k) => {
+      const own = planeIndexes[k] as number[];
+      const blockPlanes = planes.slice(p, p + own.length);
+      p += own.length;
+      return {
+        index,
+        col0: (index % across) * ifd.tileWidth,
+        row0: Math.floor(index / across) * ifd.tileHeight,
+        planes: blockPlanes,
+        mask: masks[k] ?? null,
+        keys: own.map((i) => (prefix === null ? null : prefix + i)),
+      };
+    });
+  }
 
   async function readTiles(ifd: IfdInfo, indexes: readonly number[], sig?: AbortSignal): Promise<(ArrayBuffer | null)[]> {
     const out: (ArrayBuffer | null)[] = new Array<ArrayBuffer | null>(indexes.length).fill(null);

@@ -1,83 +1,76 @@
 /**
- * The one place where a Coverage meets pixel values (ARCHITECTURE §1): decode a batch of tiles, select
- * the AOI's pixels in each, apply validity and scale/offset, feed one accumulator per band. Runs in a
- * worker thread (src/workers/fold-worker.ts) or inline; its input and output are plain cloneable data.
+ * The one place where a Coverage meets pixel values (ARCHITECTURE §1): decode each block of a task once
+ * (raster/decode.ts), select every zone's pixels in it, apply validity and scale/offset, and return one
+ * partial accumulator per zone and block (exactextract's mergeable partials). Runs in a worker thread
+ * (src/workers/fold-worker.ts) or inline; its input and output are plain cloneable data.
  */
-import type { TileCodec } from '../raster/geotiff-adapter.ts';
-import { decompress } from '../raster/codecs/index.ts';
-import { toSamples, type SampleView } from '../raster/samples.ts';
-import { unpackMask } from '../raster/pixels.ts';
+import { decodeBlock, type BlockFormat, type DecodedBlock, type EncodedBlock } from '../raster/decode.ts';
 import { intersectWindows, type PixelWindow } from '../raster/grid.ts';
 import { pixelAreas, type PixelAreaSpec } from '../raster/pixel-area.ts';
+import type { Selection } from '../raster/plan.ts';
 import { centerCoverage } from '../coverage/center.ts';
 import { pointCoverage } from '../coverage/point.ts';
 import { allTouchedCoverage } from '../coverage/all-touched.ts';
 import { fractionalCoverage } from '../coverage/fractional.ts';
-import type { Coverage, PixelGeometry, PixelRule } from '../coverage/coverage.ts';
+import type { Coverage } from '../coverage/coverage.ts';
 import { createAccumulator, restoreAccumulator, type AccumulatorSnapshot, type StatsAccumulator } from '../stats/accumulator.ts';
 import type { StatName } from '../stats/names.ts';
-import { TileCache } from '../raster/tile-cache.ts';
 
-export interface FoldTile {
-  /** Pixel origin of the tile on the level grid. */
-  col0: number;
-  row0: number;
-  /** Compressed bytes per plane: one plane for pixel-interleaved files, one per band for band-separate; null = sparse tile. */
-  planes: (ArrayBuffer | null)[];
-  /** Compressed mask tile; null when the file has no mask (or the mask tile is sparse: all invalid). */
-  mask: ArrayBuffer | null;
-  /** Per plane, the key of its decoded tile in this thread's tile cache (null: not cacheable). */
-  keys?: (string | null)[];
-}
+export type { Selection };
 
+/** How a band's raw samples become values (CONTRACT §5 raster rules). */
 export interface FoldBand {
-  /** 1-based band number in the file. */
-  band: number;
-  /** Sample index within a pixel-interleaved tile (0 for band-separate planes). */
-  sample: number;
-  /** Index into FoldTile.planes. */
-  plane: number;
   /** Raw nodata value as the band's samples can hold it (see effectiveNodata), or null. */
   nodata: number | null;
   scale: number;
   offset: number;
 }
 
-export type Selection =
-  | { kind: 'polygon'; geometry: PixelGeometry; rule: PixelRule }
-  | { kind: 'point'; col: number; row: number };
-
-export interface FoldTask {
-  codec: TileCodec;
-  maskCodec: TileCodec | null;
-  /** Size of the level grid (for edge tiles and strips). */
-  levelWidth: number;
-  levelHeight: number;
-  tiles: FoldTile[];
-  bands: FoldBand[];
+/** One zone of a task: what it selects on the level, and its window there. */
+export interface FoldZone {
   selection: Selection;
-  /** The AOI's window on the level grid, clipped to the raster. */
+  /** The zone's window on the level grid, clipped to it. */
   window: PixelWindow;
-  /** Null for a bare point (its data_area is 0 by contract). */
-  area: PixelAreaSpec | null;
-  names: StatName[];
+  /** Fractional coverage of an area: weights are coverage fractions. */
   weighted: boolean;
-  /** Raw value of sparse tiles (GDAL: nodata, else 0). */
-  fill: number;
-  /** Whether the file has a mask at this level (a sparse mask tile then means "all masked"). */
-  hasMask: boolean;
-  /** Bytes of decoded tiles this thread may keep (0: none). */
-  tileCacheBytes?: number;
 }
 
-export interface FoldResult {
+/**
+ * A run of blocks of one level and the zones that need each (exactextract's raster-sequential strategy):
+ * each block is decoded once and every zone that touches it accumulates from it.
+ */
+export interface FoldTask {
+  /** From the reader; only raster/decode.ts looks inside. */
+  format: BlockFormat;
+  blocks: EncodedBlock[];
+  zones: FoldZone[];
+  /** Per block, the indexes into `zones` of the zones that need it. */
+  touches: number[][];
+  bands: FoldBand[];
+  /** The level's grid and CRS, for data_area (a bare point zone has none: its data_area is 0 by contract). */
+  area: PixelAreaSpec;
+  names: StatName[];
+  /** Bytes of decoded tiles this thread may keep (0: none). */
+  tileCacheBytes: number;
+}
+
+/** One zone's statistics from one block. */
+export interface FoldPartial {
+  /** Index into FoldTask.zones. */
+  zone: number;
+  /** Position of the block in FoldTask.blocks. */
+  block: number;
   bands: { acc: AccumulatorSnapshot; dataAreaM2: number }[];
 }
 
-function coverageFor(task: FoldTask, win: PixelWindow): Coverage | null {
-  const sel = task.selection;
+export interface FoldResult {
+  partials: FoldPartial[];
+}
+
+function coverageFor(zone: FoldZone, win: PixelWindow, levelWidth: number, levelHeight: number): Coverage | null {
+  const sel = zone.selection;
   if (sel.kind === 'point') {
-    const cov = pointCoverage(sel.col, sel.row, { width: task.levelWidth, height: task.levelHeight });
+    const cov = pointCoverage(sel.col, sel.row, { width: levelWidth, height: levelHeight });
     return cov && intersectWindows(cov.window, win) ? cov : null;
   }
   switch (sel.rule) {
@@ -90,85 +83,74 @@ function coverageFor(task: FoldTask, win: PixelWindow): Coverage | null {
   }
 }
 
-/** This thread's decoded tiles (raster/tile-cache.ts). */
-export const decodedTiles = new TileCache<SampleView>();
-
-async function decodePlane(codec: TileCodec, bytes: ArrayBuffer | null, rows: number, samples: number, key: string | null, cacheBytes: number): Promise<SampleView | null> {
-  if (bytes === null) return null;
-  const cached = key !== null && cacheBytes > 0 ? decodedTiles.get(key) : undefined;
-  if (cached) return cached;
-  const view = toSamples(codec, await decompress(codec, bytes), rows);
-  if (view.array.length < samples) throw new Error('decoded tile is shorter than expected');
-  if (key !== null && cacheBytes > 0) decodedTiles.put(key, view, view.array.byteLength, cacheBytes);
-  return view;
+/** One zone's pixels of one decoded block into one accumulator per band. */
+function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Coverage): FoldPartial['bands'] {
+  const cw = cov.window;
+  const areas = zone.selection.kind === 'point' ? null : pixelAreas(task.area, cw);
+  const { valid, maskStride } = block;
+  const { col0, row0 } = block.window;
+  const fill = task.format.fill;
+  return task.bands.map(({ nodata, scale, offset }, b) => {
+    const acc = createAccumulator({ names: task.names, weighted: zone.weighted });
+    const samples = block.bands[b];
+    const arr = samples?.values ?? undefined;
+    const big = samples?.isBig ?? false;
+    const rowStride = samples?.rowStride ?? 0;
+    const step = samples?.step ?? 1;
+    const first = samples?.offset ?? 0;
+    let area = 0;
+    for (let r = 0; r < cw.height; r++) {
+      const tr = cw.row0 + r - row0;
+      for (let c = 0; c < cw.width; c++) {
+        const w = cov.weights[r * cw.width + c] as number;
+        if (w <= 0) continue;
+        const tc = cw.col0 + c - col0;
+        if (valid && valid[tr * maskStride + tc] === 0) {
+          acc.addNodata(w);
+          continue;
+        }
+        const i = tr * rowStride + tc * step + first;
+        const raw = arr === undefined ? fill : big ? Number(arr[i] as bigint) : (arr[i] as number);
+        if (raw !== raw || raw === nodata) {
+          acc.addNodata(w);
+          continue;
+        }
+        acc.add(raw * scale + offset, w);
+        if (areas) area += w * (areas[r * cw.width + c] as number);
+      }
+    }
+    return { acc: acc.snapshot(), dataAreaM2: area };
+  });
 }
 
-/** Folds a batch of tiles into per-band accumulators. */
+/** Decodes each block of a task once and folds every zone that needs it: one partial per zone and block. */
 export async function foldTiles(task: FoldTask): Promise<FoldResult> {
-  const accs: StatsAccumulator[] = task.bands.map(() => createAccumulator({ names: task.names, weighted: task.weighted }));
-  const dataArea = task.bands.map(() => 0);
-  const { codec } = task;
-  const tw = codec.tileWidth;
-  const spp = codec.planarConfiguration === 1 ? codec.samplesPerPixel : 1;
-  for (const tile of task.tiles) {
-    // Decoded tiles are always tileWidth wide; strips at the bottom may be shorter.
-    const tileRows = Math.min(codec.tileHeight, task.levelHeight - tile.row0);
-    const tileCols = Math.min(tw, task.levelWidth - tile.col0);
-    const tileWin: PixelWindow = { col0: tile.col0, row0: tile.row0, width: tileCols, height: tileRows };
-    const win = intersectWindows(tileWin, task.window);
-    if (!win) continue;
-    const cov = coverageFor(task, win);
-    if (!cov) continue;
-    const planes = await Promise.all(tile.planes.map((p, k) => decodePlane(codec, p, tileRows, tw * tileRows * spp, tile.keys?.[k] ?? null, task.tileCacheBytes ?? 0)));
-    let mask: Uint8Array | null = null;
-    if (task.hasMask && task.maskCodec) {
-      mask = tile.mask
-        ? unpackMask(task.maskCodec, (await decompress(task.maskCodec, tile.mask)).bytes, task.maskCodec.tileWidth, Math.min(task.maskCodec.tileHeight, task.levelHeight - tile.row0))
-        : new Uint8Array(tw * tileRows);
-    }
-    const areas = task.area ? pixelAreas(task.area, cov.window) : null;
-    const cw = cov.window;
-    const maskWidth = task.maskCodec?.tileWidth ?? tw;
-    for (let b = 0; b < task.bands.length; b++) {
-      const band = task.bands[b] as FoldBand;
-      const acc = accs[b] as StatsAccumulator;
-      const view = planes[band.plane] ?? null;
-      const arr = view?.array;
-      const big = view?.isBig ?? false;
-      const { nodata, scale, offset } = band;
-      let area = 0;
-      for (let r = 0; r < cw.height; r++) {
-        const tr = cw.row0 + r - tile.row0;
-        for (let c = 0; c < cw.width; c++) {
-          const w = cov.weights[r * cw.width + c] as number;
-          if (w <= 0) continue;
-          const tc = cw.col0 + c - tile.col0;
-          if (mask && mask[tr * maskWidth + tc] === 0) {
-            acc.addNodata(w);
-            continue;
-          }
-          const i = (tr * tw + tc) * spp + band.sample;
-          const raw = arr === undefined ? task.fill : big ? Number(arr[i] as bigint) : (arr[i] as number);
-          if (raw !== raw || raw === nodata) {
-            acc.addNodata(w);
-            continue;
-          }
-          acc.add(raw * scale + offset, w);
-          if (areas) area += w * (areas[r * cw.width + c] as number);
-        }
-      }
-      dataArea[b] = (dataArea[b] as number) + area;
+  const partials: FoldPartial[] = [];
+  const { levelWidth, levelHeight } = task.format;
+  for (let k = 0; k < task.blocks.length; k++) {
+    const encoded = task.blocks[k] as EncodedBlock;
+    let block: DecodedBlock | null = null;
+    for (const z of task.touches[k] ?? []) {
+      const zone = task.zones[z] as FoldZone;
+      const blockWin: PixelWindow = { col0: encoded.col0, row0: encoded.row0, width: Math.min(task.format.codec.tileWidth, levelWidth - encoded.col0), height: Math.min(task.format.codec.tileHeight, levelHeight - encoded.row0) };
+      const win = intersectWindows(blockWin, zone.window);
+      if (!win) continue;
+      const cov = coverageFor(zone, win, levelWidth, levelHeight);
+      if (!cov) continue;
+      // Decoded on first use only: a block no zone selects a pixel of is never decompressed.
+      block ??= await decodeBlock(task.format, encoded, task.tileCacheBytes);
+      partials.push({ zone: z, block: k, bands: foldZone(task, zone, block, cov) });
     }
   }
-  return { bands: accs.map((acc, b) => ({ acc: acc.snapshot(), dataAreaM2: dataArea[b] as number })) };
+  return { partials };
 }
 
 /** Merges partial results of several batches (order-independent). */
-export function mergeFoldResults(task: Pick<FoldTask, 'names' | 'weighted' | 'bands'>, results: FoldResult[]): { accs: StatsAccumulator[]; dataAreaM2: number[] } {
-  const accs = task.bands.map(() => createAccumulator({ names: task.names, weighted: task.weighted }));
-  const dataAreaM2 = task.bands.map(() => 0);
-  for (const res of results) {
-    res.bands.forEach((band, b) => {
+export function mergePartials(options: { names: StatName[]; weighted: boolean; bandCount: number }, partials: readonly FoldPartial['bands'][]): { accs: StatsAccumulator[]; dataAreaM2: number[] } {
+  const accs = Array.from({ length: options.bandCount }, () => createAccumulator({ names: options.names, weighted: options.weighted }));
+  const dataAreaM2 = accs.map(() => 0);
+  for (const bands of partials) {
+    bands.forEach((band, b) => {
       (accs[b] as StatsAccumulator).merge(restoreAccumulator(band.acc));
       dataAreaM2[b] = (dataAreaM2[b] as number) + band.dataAreaM2;
     });

@@ -1,6 +1,8 @@
 /**
  * The raster use case, top to bottom (ARCHITECTURE §1):
- * validate → open source → open raster → plan window and tiles → fetch tiles → fold (workers) → respond.
+ * validate → open source → open raster → plan each zone (raster/plan.ts) → read blocks → fold (workers) → respond.
+ * One zone or many, the same engine (exactextract's raster-sequential strategy): each block a request
+ * needs is read and decoded once, and every zone that touches it accumulates from it in the same task.
  * All I/O arrives through `deps`, so tests can run it on any ByteSource.
  */
 import { ZonalError } from '../errors.ts';
@@ -8,23 +10,21 @@ import type { Config } from '../config.ts';
 import type { ByteSource } from '../source/source.ts';
 import type { RasterRequest } from '../schemas/raster.ts';
 import type { StatsResponse } from '../schemas/response.ts';
+import type { GeometryRequest } from '../schemas/aoi.ts';
 import { DEFAULT_STATS } from '../schemas/common.ts';
 import { parseAoi } from '../geometry/aoi.ts';
 import { geometryOf } from './zones.ts';
 import { makeTransformer, transformPolygons } from '../geometry/reproject.ts';
 import type { Aoi, MultiPolygonCoords } from '../geometry/types.ts';
-import { parseStatNames, type StatName } from '../stats/names.ts';
-import { createAccumulator } from '../stats/accumulator.ts';
+import { needsOf, parseStatNames, type StatName } from '../stats/names.ts';
 import { openRaster, type RasterLevel, type RasterReader } from '../raster/reader.ts';
-import { intersectWindows, pixelSize, toPixel, toWorld, windowSize, type Grid, type PixelWindow } from '../raster/grid.ts';
-import { centerCoverage } from '../coverage/center.ts';
-import { chooseLevel, tilesTouched, toPixelGeometry, windowOf } from '../raster/window.ts';
+import { pixelSize, toWorld, type Grid } from '../raster/grid.ts';
+import { planZone, type AoiInCrs, type ZonePlan } from '../raster/plan.ts';
+import type { BlockFormat } from '../raster/decode.ts';
 import { effectiveNodata } from '../raster/pixels.ts';
-import type { FoldBand, FoldResult, FoldTask, FoldTile, Selection } from './fold.ts';
+import { mergePartials, type FoldBand, type FoldPartial, type FoldTask, type FoldZone } from './fold.ts';
 import type { PixelRule } from '../coverage/coverage.ts';
-import { mergeFoldResults } from './fold.ts';
 import { bandStats } from './respond.ts';
-import { mapLimit } from './limit.ts';
 import type { FoldRunner } from '../workers/pool.ts';
 import type { BandOverride } from '../stac/item.ts';
 
@@ -44,43 +44,17 @@ const APPROX_MIN_PIXELS = 1_000_000;
 const MAX_TILES_PER_TASK = 8;
 /** Worker tasks in flight per request (each holds its tiles' compressed bytes). */
 const TASKS_IN_FLIGHT = 4;
+/**
+ * Zones whose partial statistics are held at once (a pass): kept values (median, unique, …) cost 8–16
+ * bytes a pixel until their zone is complete, so a pass ends once this many bytes could be held. Blocks
+ * shared by zones of two passes are read once per pass (the decoded-tile cache often spares the decode).
+ */
+const PASS_STATE_BYTES = 128 * 1024 * 1024;
+/** Zones planned between two turns of the event loop. */
+const PLAN_SLICE = 64;
 
 function uniqueBands(bands: number[] | undefined): number[] {
   return [...new Set(bands ?? [1])];
-}
-
-/** What the AOI selects on a level: pixel-space geometry or a point, and its window. */
-interface Plan {
-  level: RasterLevel;
-  selection: Selection;
-  window: PixelWindow | null;
-  geometry: MultiPolygonCoords | null;
-  /** Pixels of the windows of the AOI's parts (what the pixel limits count; the parts may lie far apart). */
-  pixels: number;
-}
-
-function planOn(level: RasterLevel, aoiInCrs: { point: [number, number] } | { polygons: MultiPolygonCoords }, rule: PixelRule): Plan {
-  const { grid } = level;
-  if ('point' in aoiInCrs) {
-    const [col, row] = toPixel(grid, aoiInCrs.point[0], aoiInCrs.point[1]);
-    const c = Math.floor(col);
-    const r = Math.floor(row);
-    const inside = c >= 0 && r >= 0 && c < grid.width && r < grid.height;
-    return {
-      level,
-      selection: { kind: 'point', col, row },
-      window: inside ? { col0: c, row0: r, width: 1, height: 1 } : null,
-      geometry: null,
-      pixels: inside ? 1 : 0,
-    };
-  }
-  const geometry = toPixelGeometry(grid, aoiInCrs.polygons);
-  const window = windowOf(geometry, grid);
-  const parts = geometry.reduce((n, part) => {
-    const w = windowOf([part], grid);
-    return n + (w ? windowSize(w) : 0);
-  }, 0);
-  return { level, selection: { kind: 'polygon', geometry, rule }, window, geometry, pixels: window ? Math.min(parts, windowSize(window)) : 0 };
 }
 
 /** West and east edges (longitudes) of a geographic grid. */
@@ -116,7 +90,7 @@ function wrapPolygons(polygons: MultiPolygonCoords, grid: Grid): MultiPolygonCoo
   return out;
 }
 
-function projectAoi(aoi: Aoi, reader: RasterReader): { point: [number, number] } | { polygons: MultiPolygonCoords } {
+function projectAoi(aoi: Aoi, reader: RasterReader): AoiInCrs {
   const { crs, levels } = reader.info;
   const grid = (levels[0] as RasterLevel).grid;
   const toCrs = makeTransformer(WGS84, crs.proj4).forward;
@@ -133,22 +107,26 @@ function projectAoi(aoi: Aoi, reader: RasterReader): { point: [number, number] }
   return { polygons: crs.isGeographic ? wrapPolygons(polygons, grid) : polygons };
 }
 
-/** Statistics of the raster at `req.url` inside `req.aoi` (CONTRACT §5 raster rules). */
-export async function rasterZonalStats(req: RasterRequest, deps: RasterDeps): Promise<StatsResponse> {
-  const { config } = deps;
+
+/** What every zone of a request over one raster shares: the reader, the bands, the statistics. */
+export interface RasterContext {
+  readonly reader: RasterReader;
+  readonly bands: number[];
+  readonly foldBands: FoldBand[];
+  readonly names: StatName[];
+  readonly rule: PixelRule;
+  readonly approx: boolean;
+  readonly deps: RasterDeps;
+  readonly formats: Map<number, BlockFormat>;
+}
+
+/** A zone ready to read: its plan, or the problem that is its answer. */
+export type PlannedZone = { plan: ZonePlan; aoiAreaM2: number; isArea: boolean } | { error: unknown };
+
+/** Opens the raster once for every zone of a request; the request's own problems (source, bands) throw. */
+export async function openRasterContext(req: Omit<RasterRequest, 'aoi'>, deps: RasterDeps): Promise<RasterContext> {
   const names = parseStatNames(req.stats ?? DEFAULT_STATS, 'raster');
   const bands = uniqueBands(req.bands);
-  const approx = req.approx_stats === true;
-  const aoi = parseAoi(geometryOf(req.aoi, req.radius), { maxVertices: config.maxVertices });
-  const aoiAreaM2 = aoi.kind === 'area' ? aoi.areaM2 : 0;
-  if (!approx && aoiAreaM2 / 1e6 > config.maxAreaKm2) {
-    throw new ZonalError(
-      'aoi_too_large',
-      `The area of interest covers ${Math.round(aoiAreaM2 / 1e6).toLocaleString('en')} km², above the limit of ${config.maxAreaKm2.toLocaleString('en')} km² (use approx_stats to skip it).`,
-      { limit_km2: config.maxAreaKm2, aoi_km2: aoiAreaM2 / 1e6 },
-    );
-  }
-
   const source = await deps.openSource(req.url);
   const reader = await openRaster(source, deps.signal);
   const { info } = reader;
@@ -160,160 +138,250 @@ export async function rasterZonalStats(req: RasterRequest, deps: RasterDeps): Pr
       { band_count: info.bandCount },
     );
   }
-
-  const aoiInCrs = projectAoi(aoi, reader);
   // CONTRACT §5 and issue 5: a bare point always takes its containing pixel, whatever `pixels` says.
-  const rule: PixelRule = req.pixels ?? 'center';
-  const base = planOn(info.levels[0] as RasterLevel, aoiInCrs, rule);
-  let plan = base;
-  if (approx && base.window && aoi.kind === 'area') {
-    const plans = info.levels.map((level) => (level.index === 0 ? base : planOn(level, aoiInCrs, rule)));
-    const chosen = chooseLevel(plans.length, (i) => plans[i]?.pixels ?? 0, APPROX_MIN_PIXELS);
-    plan = plans[chosen] as Plan;
-    if (plan.pixels > config.maxApproxPixels) {
-      throw new ZonalError(
-        'too_many_pixels',
-        `Even at its coarsest overview the area of interest covers ${plan.pixels.toLocaleString('en')} pixels, above the hard limit of ${config.maxApproxPixels.toLocaleString('en')}.`,
-        { limit_pixels: config.maxApproxPixels },
-      );
-    }
-  } else if (!approx && base.pixels > config.maxPixels) {
+  return { reader, bands, foldBands: bandsFor(reader, bands, deps.bandDefaults ?? []), names, rule: req.pixels ?? 'center', approx: req.approx_stats === true, deps, formats: new Map() };
+}
+
+/** One zone's plan; a problem of the zone (geometry, area, pixels) throws its ZonalError. */
+export function planRasterZone(ctx: RasterContext, geometry: GeometryRequest): { plan: ZonePlan; aoiAreaM2: number; isArea: boolean } {
+  const { config } = ctx.deps;
+  const aoi = parseAoi(geometry, { maxVertices: config.maxVertices });
+  const aoiAreaM2 = aoi.kind === 'area' ? aoi.areaM2 : 0;
+  if (!ctx.approx && aoiAreaM2 / 1e6 > config.maxAreaKm2) {
     throw new ZonalError(
-      'too_many_pixels',
-      `The area of interest covers a window of ${base.pixels.toLocaleString('en')} pixels, above the limit of ${config.maxPixels.toLocaleString('en')} (use approx_stats to read an overview).`,
-      { limit_pixels: config.maxPixels, window_pixels: base.pixels },
+      'aoi_too_large',
+      `The area of interest covers ${Math.round(aoiAreaM2 / 1e6).toLocaleString('en')} km², above the limit of ${config.maxAreaKm2.toLocaleString('en')} km² (use approx_stats to skip it).`,
+      { limit_km2: config.maxAreaKm2, aoi_km2: aoiAreaM2 / 1e6 },
     );
   }
-
-  // Fractional coverage weights pixels (CONTRACT §5 weighted definitions); the other rules count them.
-  const weighted = rule === 'fractional' && aoi.kind === 'area';
-  const foldBands = bandsFor(reader, bands, deps.bandDefaults ?? []);
-  // Decoded tiles are cached under the object's validator only: without one a change could not be seen.
-  const validator = (source as { validator?: () => string | undefined }).validator?.();
-  const tileKey = validator === undefined ? null : `${req.url}\n${validator}\n${plan.level.index}`;
-  const results = plan.window ? await readAndFold(reader, plan, plan.window, foldBands, names, weighted, deps, tileKey) : [];
-  const { accs, dataAreaM2 } = mergeFoldResults({ names, weighted, bands: foldBands }, results);
-  const response: StatsResponse = {};
-  bands.forEach((b, k) => {
-    const acc = accs[k] ?? createAccumulator({ names, weighted });
-    response[`band_${b}`] = bandStats(acc, aoiAreaM2, aoi.kind === 'area' ? (dataAreaM2[k] ?? 0) : 0);
+  const plan = planZone(ctx.reader.info.levels, projectAoi(aoi, ctx.reader), ctx.rule, {
+    approx: ctx.approx,
+    maxPixels: config.maxPixels,
+    maxApproxPixels: config.maxApproxPixels,
+    approxMinPixels: APPROX_MIN_PIXELS,
   });
-  return response;
+  return { plan, aoiAreaM2, isArea: aoi.kind === 'area' };
+}
+
+/** Statistics of the raster at `req.url` inside `req.aoi` (CONTRACT §5 raster rules). */
+export async function rasterZonalStats(req: RasterRequest, deps: RasterDeps): Promise<StatsResponse> {
+  const geometry = geometryOf(req.aoi, req.radius);
+  const ctx = await openRasterContext(req, deps);
+  const zone = planRasterZone(ctx, geometry);
+  for await (const outcome of foldZones(ctx, [zone])) {
+    if ('error' in outcome) throw outcome.error;
+    return outcome.statistics;
+  }
+  throw new Error('foldZones ended without an answer');
+}
+
+/**
+ * The answers of many zones over one raster, in input order, each as soon as it and every zone before it
+ * are complete. Zones are planned here (a zone's problem is its answer); the request's problems throw.
+ */
+export async function* rasterZonesStats(req: Omit<RasterRequest, 'aoi'>, geometries: readonly (() => GeometryRequest)[], deps: RasterDeps): AsyncGenerator<{ statistics: StatsResponse } | { error: unknown }> {
+  const ctx = await openRasterContext(req, deps);
+  const planned: PlannedZone[] = [];
+  for (let i = 0; i < geometries.length; i++) {
+    try {
+      planned.push(planRasterZone(ctx, (geometries[i] as () => GeometryRequest)()));
+    } catch (e) {
+      planned.push({ error: e });
+    }
+    // Planning is main-thread work (projection, tile walks): let other requests in between slices.
+    if (i % PLAN_SLICE === PLAN_SLICE - 1) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (deps.signal?.aborted) throw deps.signal.reason;
+  }
+  yield* foldZones(ctx, planned);
+}
+
+/** Bytes a zone's partial statistics may take until it is complete (see PASS_STATE_BYTES). */
+function stateBytes(zone: PlannedZone, keepsValues: boolean): number {
+  if ('error' in zone) return 0;
+  return 1024 + (keepsValues ? zone.plan.pixels * (zone.plan.selection.kind === 'polygon' && zone.plan.selection.rule === 'fractional' ? 16 : 8) : 0);
+}
+
+interface Unit {
+  level: number;
+  block: number;
+  /** Positions (in the pass) of the zones that need the block, ascending. */
+  zones: number[];
+}
+
+/**
+ * The engine: zones in passes of bounded state; in a pass, each block is read and decoded once and folds
+ * every zone of the pass that needs it. Blocks go in the order of the first zone that needs them, so zones
+ * complete (and are handed out) about in input order; a zone is answered when its last block is in.
+ */
+export async function* foldZones(ctx: RasterContext, zones: readonly PlannedZone[]): AsyncGenerator<{ statistics: StatsResponse } | { error: unknown }> {
+  const keepsValues = needsOf(ctx.names).values;
+  for (let start = 0; start < zones.length; ) {
+    let end = start;
+    let bytes = 0;
+    do bytes += stateBytes(zones[end] as PlannedZone, keepsValues);
+    while (++end < zones.length && bytes + stateBytes(zones[end] as PlannedZone, keepsValues) <= PASS_STATE_BYTES);
+    yield* foldPass(ctx, zones.slice(start, end));
+    start = end;
+  }
+}
+
+async function* foldPass(ctx: RasterContext, zones: readonly PlannedZone[]): AsyncGenerator<{ statistics: StatsResponse } | { error: unknown }> {
+  const { reader, deps } = ctx;
+  const { config, signal } = deps;
+  const levels = reader.info.levels;
+  // Which zones need each block, per level.
+  const byBlock = new Map<string, Unit>();
+  const remaining = new Int32Array(zones.length);
+  zones.forEach((z, pos) => {
+    if ('error' in z) return;
+    for (const block of z.plan.blocks) {
+      const key = `${z.plan.level}:${block}`;
+      let unit = byBlock.get(key);
+      if (!unit) byBlock.set(key, (unit = { level: z.plan.level, block, zones: [] }));
+      unit.zones.push(pos);
+    }
+    remaining[pos] = z.plan.blocks.length;
+  });
+  const units = [...byBlock.values()].sort((a, b) => (a.zones[0] as number) - (b.zones[0] as number) || a.level - b.level || a.block - b.block);
+  byBlock.clear();
+
+  // Tasks: runs of units of one level. Small blocks (strips a few rows high) go together up to about
+  // MAX_TILES_PER_TASK 512 × 512 tiles' worth of pixels; small requests spread over every worker.
+  const tasks: Unit[][] = [];
+  for (let i = 0; i < units.length; ) {
+    const level = levels[(units[i] as Unit).level] as RasterLevel;
+    const tilePixels = level.blockWidth * level.blockHeight;
+    const maxPerTask = tilePixels < 256 * 256 ? Math.max(MAX_TILES_PER_TASK, Math.floor((MAX_TILES_PER_TASK * 512 * 512) / tilePixels)) : MAX_TILES_PER_TASK;
+    const perTask = Math.max(1, Math.min(maxPerTask, Math.ceil(units.length / Math.max(1, config.workers))));
+    const run: Unit[] = [];
+    while (i < units.length && run.length < perTask && (units[i] as Unit).level === level.index) run.push(units[i++] as Unit);
+    tasks.push(run);
+  }
+
+  const partials: { block: number; bands: FoldPartial['bands'] }[][] = zones.map(() => []);
+  const done: ({ statistics: StatsResponse } | { error: unknown } | undefined)[] = new Array(zones.length);
+  const finish = (pos: number): void => {
+    const z = zones[pos] as PlannedZone;
+    if ('error' in z) {
+      done[pos] = z;
+      return;
+    }
+    // Partials merge in block order whatever order the tasks ended in: the same bits as any other request.
+    const own = (partials[pos] as { block: number; bands: FoldPartial['bands'] }[]).sort((a, b) => a.block - b.block);
+    partials[pos] = [];
+    const weighted = weightedOf(z);
+    const { accs, dataAreaM2 } = mergePartials({ names: ctx.names, weighted, bandCount: ctx.bands.length }, own.map((p) => p.bands));
+    const statistics: StatsResponse = {};
+    ctx.bands.forEach((b, k) => {
+      statistics[`band_${b}`] = bandStats(accs[k] as (typeof accs)[number], z.aoiAreaM2, z.isArea ? (dataAreaM2[k] ?? 0) : 0);
+    });
+    done[pos] = { statistics };
+  };
+  zones.forEach((z, pos) => {
+    if ('error' in z || remaining[pos] === 0) finish(pos);
+  });
+
+  let failure: { error: unknown } | null = null;
+  let inFlight = 0;
+  let next = 0;
+  let wake: (() => void) | null = null;
+  const settle = (): void => {
+    inFlight--;
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  const launch = (): void => {
+    while (failure === null && inFlight < TASKS_IN_FLIGHT && next < tasks.length) {
+      const run = tasks[next++] as Unit[];
+      inFlight++;
+      runTask(ctx, zones, run)
+        .then(({ result, positions }) => {
+          for (const p of result.partials) (partials[positions[p.zone] as number] as { block: number; bands: FoldPartial['bands'] }[]).push({ block: (run[p.block] as Unit).block, bands: p.bands });
+          for (const unit of run) for (const pos of unit.zones) if (--remaining[pos] === 0) finish(pos);
+        })
+        .catch((e: unknown) => {
+          failure ??= { error: e };
+        })
+        .finally(settle);
+    }
+  };
+  for (let handed = 0; handed < zones.length; handed++) {
+    for (launch(); done[handed] === undefined && failure === null; launch()) {
+      if (signal?.aborted) throw signal.reason;
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+    if (failure !== null) throw (failure as { error: unknown }).error;
+    const outcome = done[handed] as { statistics: StatsResponse } | { error: unknown };
+    done[handed] = undefined;
+    yield outcome;
+  }
+}
+
+function weightedOf(zone: { plan: ZonePlan; isArea: boolean }): boolean {
+  // Fractional coverage weights pixels (CONTRACT §5 weighted definitions); the other rules count them.
+  const sel = zone.plan.selection;
+  return zone.isArea && sel.kind === 'polygon' && sel.rule === 'fractional';
+}
+
+/** Reads a run of blocks and folds the zones that need them in a worker. */
+async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], run: Unit[]): Promise<{ result: { partials: FoldPartial[] }; positions: number[] }> {
+  const { reader, deps } = ctx;
+  const level = reader.info.levels[(run[0] as Unit).level] as RasterLevel;
+  let format = ctx.formats.get(level.index);
+  if (!format) ctx.formats.set(level.index, (format = reader.blockFormat(level, ctx.bands)));
+  // The task's own numbering of its zones.
+  const local = new Map<number, number>();
+  const positions: number[] = [];
+  const foldZonesOf: FoldZone[] = [];
+  const touches = run.map((unit) =>
+    unit.zones.map((pos) => {
+      let k = local.get(pos);
+      if (k === undefined) {
+        const z = zones[pos] as { plan: ZonePlan; isArea: boolean };
+        local.set(pos, (k = positions.length));
+        positions.push(pos);
+        foldZonesOf.push({ selection: z.plan.selection, window: z.plan.window as NonNullable<ZonePlan['window']>, weighted: weightedOf(z) });
+      }
+      return k;
+    }),
+  );
+  const blocks = await reader.readBlocks(level, run.map((u) => u.block), ctx.bands, deps.signal);
+  const { info } = reader;
+  const task: FoldTask = {
+    format,
+    blocks,
+    zones: foldZonesOf,
+    touches,
+    bands: ctx.foldBands,
+    area: { grid: level.grid, proj4: info.crs.proj4, isGeographic: info.crs.isGeographic },
+    names: ctx.names,
+    // Each worker keeps its share of the configured decoded-tile cache.
+    tileCacheBytes: Math.floor(deps.config.tileCacheBytes / Math.max(1, deps.config.workers)),
+  };
+  try {
+    return { result: await deps.runner.run(task, deps.signal), positions };
+  } catch (e) {
+    if (deps.signal?.aborted) throw e;
+    if (e instanceof ZonalError) throw e;
+    if (e instanceof Error && /decod|inflate|invalid|unexpected|incorrect|shorter/i.test(e.message)) {
+      throw new ZonalError('invalid_source', 'A tile of the raster could not be decoded: the file is corrupt or uses an unsupported encoding.');
+    }
+    throw e;
+  }
 }
 
 function bandsFor(reader: RasterReader, bands: number[], defaults: readonly BandOverride[]): FoldBand[] {
   const { info } = reader;
-  const planar = (info.levels[0] as RasterLevel).ifd.codec.planarConfiguration === 2;
-  return bands.map((b, k) => {
+  return bands.map((b) => {
     const fallback = defaults[b - 1] ?? {};
     const scaling = info.scaling[b - 1] ?? { scale: 1, offset: 0 };
     // The file's own values win; the defaults fill in only what the file leaves out.
     const fileScaled = scaling.scale !== 1 || scaling.offset !== 0;
     return {
-      band: b,
-      sample: planar ? 0 : b - 1,
-      plane: planar ? k : 0,
       nodata: effectiveNodata(info.nodata ?? fallback.nodata ?? null, info.dtype),
       scale: fileScaled ? scaling.scale : fallback.scale ?? 1,
       offset: fileScaled ? scaling.offset : fallback.offset ?? 0,
     };
-  });
-}
-
-/**
- * The tiles to fetch: those the AOI touches; under the pixel-centre rule a tile that an AOI edge only
- * clips is kept only if it holds a selected pixel centre (its bytes would buy nothing).
- */
-function tilesToRead(geometry: MultiPolygonCoords, window: PixelWindow, layout: Parameters<typeof tilesTouched>[2], selection: Selection): [number, number][] {
-  const rule = selection.kind === 'polygon' ? selection.rule : 'center';
-  return tilesTouched(geometry, window, layout)
-    .filter(({ tx, ty, edge }) => {
-      if (!edge || rule !== 'center') return true;
-      const tileWin = intersectWindows({ col0: tx * layout.tileWidth, row0: ty * layout.tileHeight, width: layout.tileWidth, height: layout.tileHeight }, window);
-      return tileWin !== null && centerCoverage(geometry, tileWin).weights.some((w) => w > 0);
-    })
-    .map(({ tx, ty }) => [tx, ty] as [number, number]);
-}
-
-async function readAndFold(
-  reader: RasterReader,
-  plan: Plan,
-  window: PixelWindow,
-  foldBands: FoldBand[],
-  names: StatName[],
-  weighted: boolean,
-  deps: RasterDeps,
-  tileKey: string | null,
-): Promise<FoldResult[]> {
-  const { level, selection } = plan;
-  const { ifd, mask, grid } = level;
-  const layout = {
-    tileWidth: ifd.tileWidth,
-    tileHeight: ifd.tileHeight,
-    across: Math.ceil(ifd.width / ifd.tileWidth),
-    down: Math.ceil(ifd.height / ifd.tileHeight),
-  };
-  const tiles = plan.geometry === null ? [[Math.floor(window.col0 / layout.tileWidth), Math.floor(window.row0 / layout.tileHeight)] as [number, number]] : tilesToRead(plan.geometry, window, layout, selection);
-  const perBand = layout.across * layout.down;
-  const planar = ifd.codec.planarConfiguration === 2;
-  const { info } = reader;
-  const fill = info.nodata !== null && Number.isFinite(info.nodata) ? info.nodata : 0;
-
-  // A batch's tiles (all their planes, and their mask tiles) are read together: ranges close in the file
-  // are merged into one request (reader.readTiles), so a window of one-row strips is a few reads.
-  const fetchTiles = async (batch: [number, number][]): Promise<FoldTile[]> => {
-    const indexes = batch.map(([tx, ty]) => ty * layout.across + tx);
-    const planeIndexes = indexes.map((index) => (planar ? foldBands.map((fb) => (fb.band - 1) * perBand + index) : [index]));
-    const [planes, masks] = await Promise.all([
-      reader.readTiles(ifd, planeIndexes.flat(), deps.signal),
-      mask ? reader.readTiles(mask, indexes, deps.signal) : Promise.resolve(indexes.map(() => null)),
-    ]);
-    let p = 0;
-    return batch.map(([tx, ty], k) => {
-      const own = planeIndexes[k] as number[];
-      const tilePlanes = planes.slice(p, p + own.length);
-      p += own.length;
-      const keys = own.map((i) => (tileKey === null ? null : `${tileKey}\n${i}`));
-      return { col0: tx * layout.tileWidth, row0: ty * layout.tileHeight, planes: tilePlanes, mask: masks[k] ?? null, keys };
-    });
-  };
-
-  // Spread small queries over every worker (2 tiles → 2 tasks), cap big ones.
-  // Small blocks (strips a few rows high) go together up to about MAX_TILES_PER_TASK 512 × 512 tiles' worth of
-  // pixels; real tiles at most MAX_TILES_PER_TASK per task.
-  const tilePixels = layout.tileWidth * layout.tileHeight;
-  const maxPerTask = tilePixels < 256 * 256 ? Math.max(MAX_TILES_PER_TASK, Math.floor((MAX_TILES_PER_TASK * 512 * 512) / tilePixels)) : MAX_TILES_PER_TASK;
-  const perTask = Math.max(1, Math.min(maxPerTask, Math.ceil(tiles.length / Math.max(1, deps.config.workers))));
-  const batches: [number, number][][] = [];
-  for (let i = 0; i < tiles.length; i += perTask) batches.push(tiles.slice(i, i + perTask));
-  const task = (batchTiles: FoldTile[]): FoldTask => ({
-    codec: ifd.codec,
-    maskCodec: mask?.codec ?? null,
-    levelWidth: grid.width,
-    levelHeight: grid.height,
-    tiles: batchTiles,
-    bands: foldBands,
-    selection,
-    window,
-    area: selection.kind === 'point' ? null : { grid, proj4: info.crs.proj4, isGeographic: info.crs.isGeographic },
-    names,
-    weighted,
-    fill,
-    hasMask: mask !== null,
-    // Each worker keeps its share of the configured decoded-tile cache.
-    tileCacheBytes: Math.floor(deps.config.tileCacheBytes / Math.max(1, deps.config.workers)),
-  });
-  return mapLimit(batches, TASKS_IN_FLIGHT, async (batch) => {
-    const fetched = await fetchTiles(batch);
-    try {
-      return await deps.runner.run(task(fetched), deps.signal);
-    } catch (e) {
-      if (deps.signal?.aborted) throw e;
-      if (e instanceof ZonalError) throw e;
-      if (e instanceof Error && /decod|inflate|invalid|unexpected|incorrect|shorter/i.test(e.message)) {
-        throw new ZonalError('invalid_source', 'A tile of the raster could not be decoded: the file is corrupt or uses an unsupported encoding.');
-      }
-      throw e;
-    }
   });
 }

@@ -6,10 +6,23 @@ import { ZonalError } from '../errors.ts';
 import type { RasterStacRequest, VectorStacRequest } from '../schemas/stac.ts';
 import type { StatsResponse } from '../schemas/response.ts';
 import { checkItemUrl, fetchItem, isGeoTiffAsset, isParquetAsset, pickAsset, rasterBandsOf, resolveHref } from '../stac/item.ts';
-import { rasterZonalStats, type RasterDeps } from './raster.ts';
+import { rasterZonalStats, rasterZonesStats, type RasterDeps } from './raster.ts';
+import type { GeometryRequest } from '../schemas/aoi.ts';
 import { checkParquetUrl, vectorZonalStats, type VectorDeps } from './vector.ts';
 
 export async function rasterStacStats(req: RasterStacRequest, deps: RasterDeps): Promise<StatsResponse> {
+  const { request, deps: assetDeps } = await rasterAsset(req, deps);
+  return rasterZonalStats(request, assetDeps);
+}
+
+/** Many zones over a raster asset of a STAC Item: the Item is read once, then as the raster endpoint. */
+export async function* rasterStacZonesStats(req: Omit<RasterStacRequest, 'aoi'>, geometries: readonly (() => GeometryRequest)[], deps: RasterDeps): AsyncGenerator<{ statistics: StatsResponse } | { error: unknown }> {
+  const { request, deps: assetDeps } = await rasterAsset(req, deps);
+  yield* rasterZonesStats(request, geometries, assetDeps);
+}
+
+/** The raster request and deps that answer for a STAC Item's asset. */
+async function rasterAsset<T extends Omit<RasterStacRequest, 'aoi'>>(req: T, deps: RasterDeps): Promise<{ request: Omit<T, 'asset'>; deps: RasterDeps }> {
   const { item, base } = await fetchItem(checkItemUrl(req.url), deps.openSource, deps.signal);
   const [name, asset] = pickAsset(item, req.asset);
   if (!isGeoTiffAsset(asset)) {
@@ -21,7 +34,7 @@ export async function rasterStacStats(req: RasterStacRequest, deps: RasterDeps):
     );
   }
   const { asset: _asset, ...rest } = req;
-  return rasterZonalStats({ ...rest, url: resolveHref(base, asset.href as string) }, { ...deps, bandDefaults: rasterBandsOf(asset) });
+  return { request: { ...rest, url: resolveHref(base, asset.href as string) }, deps: { ...deps, bandDefaults: rasterBandsOf(asset) } };
 }
 
 export async function vectorStacStats(req: VectorStacRequest, deps: VectorDeps): Promise<StatsResponse> {

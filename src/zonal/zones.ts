@@ -1,6 +1,7 @@
 /**
- * Many zones in one request (CONTRACT §8): a FeatureCollection's features are answered one by one by the
- * single-zone use case, a few at a time, and handed out in input order as they finish. A problem of one
+ * Many zones in one request (CONTRACT §8). Over a raster, zonal/raster.ts answers them all in one pass over
+ * the blocks (zoneOutcomes); elsewhere (vector) a FeatureCollection's features are answered by the
+ * single-zone use case, a few at a time (answerZones). Either way they are handed out in input order. A problem of one
  * zone (its geometry, a limit, a statistic) is that zone's answer; a problem of the request (the source,
  * an unknown statistic or band, too many zones) stops the request.
  */
@@ -80,6 +81,26 @@ function whatToFix(path: string, message: string): string {
 function zoneError(e: unknown): ZoneError | null {
   if (e instanceof ZonalError && ZONE_CODES.has(e.code)) return { status: e.status, code: e.code, detail: e.detail };
   return null;
+}
+
+/** The outcome of each zone, in order, from an engine that answers many zones at once (zonal/raster.ts). */
+export async function* zoneOutcomes(zones: readonly Zone[], answers: AsyncIterable<{ statistics: StatsResponse } | { error: unknown }>): AsyncGenerator<ZoneOutcome> {
+  let i = 0;
+  for await (const answer of answers) {
+    const zone = zones[i++] as Zone;
+    if ('statistics' in answer) {
+      yield { zone, statistics: answer.statistics };
+      continue;
+    }
+    const error = zoneError(answer.error);
+    if (error === null) throw answer.error;
+    yield { zone, error };
+  }
+}
+
+/** Each zone's geometry, checked when the engine plans it (a problem is that zone's answer). */
+export function zoneGeometries(zones: readonly Zone[], radius: number | undefined): (() => GeometryRequest)[] {
+  return zones.map((zone) => () => zoneGeometry(zone, radius));
 }
 
 /** Zones sorted by place together, at most this many: the first line waits for at most this many zones. */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { TileCache } from '../../src/raster/tile-cache.ts';
-import { decodedTiles } from '../../src/zonal/fold.ts';
+import { decodedTiles } from '../../src/raster/decode.ts';
 import { buildTestApp, FIXTURES } from '../helpers/build-app.ts';
 
 describe('TileCache', () => {

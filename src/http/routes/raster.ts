@@ -2,16 +2,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { RasterRequestSchema } from '../../schemas/raster.ts';
 import { ProblemResponses, StatsResponseSchema } from '../../schemas/response.ts';
-import { rasterZonalStats } from '../../zonal/raster.ts';
-import { rasterStacStats } from '../../zonal/stac.ts';
+import { rasterZonalStats, rasterZonesStats } from '../../zonal/raster.ts';
+import { rasterStacStats, rasterStacZonesStats } from '../../zonal/stac.ts';
 import { RasterStacRequestSchema } from '../../schemas/stac.ts';
 import type { AppDeps } from '../deps.ts';
 import { useCaseDeps } from '../context.ts';
-import { answerZones, zonesOf } from '../../zonal/zones.ts';
+import { zoneGeometries, zoneOutcomes, zonesOf } from '../../zonal/zones.ts';
 import { replyZones } from '../zones.ts';
-
-/** Zones answered at once (each zone's tiles are decoded in the worker pool). */
-const ZONE_CONCURRENCY = 4;
 
 export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
   app.post(
@@ -29,11 +26,10 @@ export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
     async (request, reply) => {
       const body = request.body;
       if (body.aoi.type !== 'FeatureCollection') return rasterZonalStats(body, useCaseDeps(deps, request));
-      // Each zone opens the source as its own request would (its own byte budget); the header, byte
-      // and decoded-tile caches make the repeats cheap.
-      const shared = useCaseDeps(deps, request);
+      // One source and one pass over the blocks for all zones (zonal/raster.ts).
       const zones = zonesOf(body.aoi, deps.config.maxZones);
-      const outcomes = answerZones(zones, (aoi) => rasterZonalStats({ ...body, aoi }, shared), { radius: body.radius, concurrency: ZONE_CONCURRENCY, signal: request.abortSignal });
+      const { aoi: _aoi, ...rest } = body;
+      const outcomes = zoneOutcomes(zones, rasterZonesStats(rest, zoneGeometries(zones, body.radius), useCaseDeps(deps, request)));
       return replyZones(request, reply, outcomes, { includeGeometry: body.include_geometry === true, keyName: 'band' });
     },
   );
@@ -53,11 +49,10 @@ export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
     async (request, reply) => {
       const body = request.body;
       if (body.aoi.type !== 'FeatureCollection') return rasterStacStats(body, useCaseDeps(deps, request));
-      // Each zone opens the source as its own request would (its own byte budget); the header, byte
-      // and decoded-tile caches make the repeats cheap.
-      const shared = useCaseDeps(deps, request);
+      // The Item is read once, then one pass over the asset's blocks for all zones.
       const zones = zonesOf(body.aoi, deps.config.maxZones);
-      const outcomes = answerZones(zones, (aoi) => rasterStacStats({ ...body, aoi }, shared), { radius: body.radius, concurrency: ZONE_CONCURRENCY, signal: request.abortSignal });
+      const { aoi: _aoi, ...rest } = body;
+      const outcomes = zoneOutcomes(zones, rasterStacZonesStats(rest, zoneGeometries(zones, body.radius), useCaseDeps(deps, request)));
       return replyZones(request, reply, outcomes, { includeGeometry: body.include_geometry === true, keyName: 'band' });
     },
   );
