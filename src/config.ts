@@ -2,6 +2,7 @@
  * Configuration from the environment (issue 2 §2), validated once at start-up. Names are part of the
  * operator contract: see README "Configuration".
  */
+import { totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { invalidCidrs } from './source/policy.ts';
 
@@ -45,6 +46,17 @@ export const DEFAULT_DATA_ROOT = fileURLToPath(new URL('../fixtures/demo/', impo
 
 type Env = Record<string, string | undefined>;
 
+/**
+ * The decoded-tile cache's default: 512 MiB (a 10000 × 10000 Float32 COG decodes to 400 MiB), or a quarter
+ * of the memory the process may use (its container's limit, else the machine's) when that is less.
+ */
+function defaultTileCacheBytes(): number {
+  const total = totalmem();
+  const limit = process.constrainedMemory?.() ?? 0;
+  const memory = limit > 0 && limit < total ? limit : total;
+  return Math.min(512 * 1024 * 1024, Math.floor(memory / 4));
+}
+
 function int(env: Env, name: string, dflt: number, min = 0): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return dflt;
@@ -81,7 +93,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxVertices: int(env, 'ZONAL_MAX_VERTICES', 100_000, 4),
     maxZones: int(env, 'ZONAL_MAX_ZONES', 10_000, 1),
     revalidateSeconds: int(env, 'ZONAL_REVALIDATE_SECONDS', 30, 0),
-    tileCacheBytes: int(env, 'ZONAL_TILE_CACHE_BYTES', 128 * 1024 * 1024, 0),
+    tileCacheBytes: int(env, 'ZONAL_TILE_CACHE_BYTES', defaultTileCacheBytes(), 0),
     // Fits 10,000 zones of ~100 vertices each (a 5 MiB limit refused ~20,000-vertex inputs).
     maxBodyBytes: int(env, 'ZONAL_MAX_BODY_BYTES', 32 * 1024 * 1024, 1024),
     maxSourceBytes: int(env, 'ZONAL_MAX_SOURCE_BYTES', 1024 * 1024 * 1024, 1024),

@@ -1,8 +1,9 @@
 /**
  * Blocks (tiles or strips) as the fold sees them: the reader sends each block's compressed bytes with an
  * opaque BlockFormat, and decodeBlock turns them into `{window, bands, valid}`, where a band is a typed
- * array with its strides. Runs in the worker threads; TIFF internals (codecs, planes, sample layout,
- * masks) stay here and in the reader.
+ * array with its strides. Decoding runs in the worker threads; decoded planes may come from, and go to,
+ * the process-wide decoded-tile cache. TIFF internals (codecs, planes, sample layout, masks) stay here and
+ * in the reader.
  */
 import type { TileCodec } from './geotiff-adapter.ts';
 import { decompress } from './codecs/index.ts';
@@ -23,17 +24,28 @@ export interface BlockFormat {
   readonly fill: number;
 }
 
-/** One block's compressed bytes, as read. */
+/** Decoded samples of one plane of a block; `array` lies on a SharedArrayBuffer (threads share it). */
+export interface DecodedPlane {
+  readonly array: SampleArray;
+  readonly isBig: boolean;
+}
+
+/** One block's compressed bytes, as read, and the planes the decoded-tile cache already had. */
 export interface EncodedBlock {
   /** Row-major block index on its level (raster/plan.ts). */
   readonly index: number;
   readonly col0: number;
   readonly row0: number;
-  /** Per plane (one for pixel-interleaved files, one per requested band for band-separate ones); null: sparse. */
+  /**
+   * Per plane (one for pixel-interleaved files, one per requested band for band-separate ones): its
+   * compressed bytes; null when it is sparse or when `cached` has it.
+   */
   readonly planes: (ArrayBuffer | null)[];
+  /** Per plane, its decoded samples from the decoded-tile cache, or null. */
+  readonly cached: (DecodedPlane | null)[];
   /** The mask block; null when the level has no mask or its mask block is sparse (all masked). */
   readonly mask: ArrayBuffer | null;
-  /** Per plane, the key of its decoded samples in this thread's cache (null: not cacheable). */
+  /** Per plane, its key in the decoded-tile cache (null: not cacheable, the source has no validator). */
   readonly keys: (string | null)[];
 }
 
@@ -54,30 +66,55 @@ export interface DecodedBlock {
   /** Non-zero where the mask says valid, `maskStride` per row; null when the level has no mask. */
   readonly valid: Uint8Array | null;
   readonly maskStride: number;
+  /** Planes decoded here that the caller may add to the decoded-tile cache (when asked to keep them). */
+  readonly fresh: { key: string; plane: DecodedPlane }[];
 }
 
-/** This thread's decoded blocks (like GDAL's block cache; raster/tile-cache.ts). */
-export const decodedTiles = new TileCache<{ array: SampleArray; isBig: boolean }>();
+/**
+ * The process-wide decoded-tile cache (like GDAL's block cache; raster/tile-cache.ts), held by the main
+ * thread: planes lie on SharedArrayBuffers, so the workers read cached planes without a copy and the
+ * main thread skips reading the bytes of every cached plane.
+ */
+export const decodedTiles = new TileCache<DecodedPlane>();
 
-async function decodePlane(codec: TileCodec, bytes: ArrayBuffer | null, rows: number, key: string | null, cacheBytes: number) {
-  if (bytes === null) return null;
-  const cached = key !== null && cacheBytes > 0 ? decodedTiles.get(key) : undefined;
-  if (cached) return cached;
+/** The same samples on a SharedArrayBuffer (one copy, so that every thread can read them). */
+function shared(array: SampleArray, isBig: boolean): DecodedPlane {
+  const sab = new SharedArrayBuffer(array.byteLength);
+  new Uint8Array(sab).set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
+  const Ctor = array.constructor as new (buffer: SharedArrayBuffer) => SampleArray;
+  return { array: new Ctor(sab), isBig };
+}
+
+async function decodePlane(codec: TileCodec, bytes: ArrayBuffer, rows: number): Promise<DecodedPlane> {
   const spp = codec.planarConfiguration === 1 ? codec.samplesPerPixel : 1;
   const view = toSamples(codec, await decompress(codec, bytes), rows);
   if (view.array.length < codec.tileWidth * rows * spp) throw new Error('decoded tile is shorter than expected');
-  if (key !== null && cacheBytes > 0) decodedTiles.put(key, view, view.array.byteLength, cacheBytes);
   return view;
 }
 
-/** Decodes a block (its planes and mask); `cacheBytes` is this thread's share of the decoded-tile cache. */
-export async function decodeBlock(format: BlockFormat, block: EncodedBlock, cacheBytes: number): Promise<DecodedBlock> {
+/**
+ * Decodes a block (its planes not in `cached`, and its mask). With `keep`, the newly decoded planes are
+ * returned in `fresh` on SharedArrayBuffers for the caller to cache.
+ */
+export async function decodeBlock(format: BlockFormat, block: EncodedBlock, keep: boolean): Promise<DecodedBlock> {
   const { codec, maskCodec } = format;
   const tw = codec.tileWidth;
   // Decoded blocks are always tileWidth wide; edge tiles and the last strip hold fewer real pixels.
   const rows = Math.min(codec.tileHeight, format.levelHeight - block.row0);
   const window = { col0: block.col0, row0: block.row0, width: Math.min(tw, format.levelWidth - block.col0), height: rows };
-  const planes = await Promise.all(block.planes.map((p, k) => decodePlane(codec, p, rows, block.keys[k] ?? null, cacheBytes)));
+  const fresh: { key: string; plane: DecodedPlane }[] = [];
+  const planes = await Promise.all(
+    block.planes.map(async (bytes, k): Promise<DecodedPlane | null> => {
+      const cached = block.cached[k] ?? null;
+      if (cached !== null || bytes === null) return cached;
+      const plane = await decodePlane(codec, bytes, rows);
+      const key = block.keys[k] ?? null;
+      if (!keep || key === null) return plane;
+      const kept = shared(plane.array, plane.isBig);
+      fresh.push({ key, plane: kept });
+      return kept;
+    }),
+  );
   const step = codec.planarConfiguration === 1 ? codec.samplesPerPixel : 1;
   const bands = format.bands.map(({ plane, sample }): BandSamples => {
     const view = planes[plane] ?? null;
@@ -88,5 +125,5 @@ export async function decodeBlock(format: BlockFormat, block: EncodedBlock, cach
     const maskRows = Math.min(maskCodec.tileHeight, format.levelHeight - block.row0);
     valid = block.mask ? unpackMask(maskCodec, (await decompress(maskCodec, block.mask)).bytes, maskCodec.tileWidth, maskRows) : new Uint8Array(tw * rows);
   }
-  return { window, bands, valid, maskStride: maskCodec?.tileWidth ?? tw };
+  return { window, bands, valid, maskStride: maskCodec?.tileWidth ?? tw, fresh };
 }

@@ -31,19 +31,47 @@ export function undoHorizontal(buf: ArrayBuffer, width: number, rows: number, sp
 /**
  * Floating-point predictor (predictor 3, TIFF Technical Note 3): per row, undo byte differencing with
  * stride `spp`, then re-interleave the byte planes (most significant first) into little-endian samples.
+ * Returns the buffer that holds the samples: `buf` itself, or for one 32-bit sample per pixel (the common
+ * Float32 COG) a new buffer written in one pass (each plane's running sum starts from the sum of the
+ * planes before it; ~2× faster than summing then interleaving).
  */
-export function undoFloatingPoint(buf: ArrayBuffer, width: number, rows: number, spp: number, bits: number): void {
+export function undoFloatingPoint(buf: ArrayBuffer, width: number, rows: number, spp: number, bits: number): ArrayBuffer {
   const bps = bits / 8;
   const wc = width * spp;
   const rowBytes = wc * bps;
   const bytes = new Uint8Array(buf);
   const n = Math.min(rows, Math.floor(bytes.length / rowBytes));
+  if (bps === 4 && spp === 1) {
+    const out = new ArrayBuffer(buf.byteLength);
+    const out32 = new Uint32Array(out, 0, buf.byteLength >> 2);
+    for (let r = 0; r < n; r++) {
+      const base = r * rowBytes;
+      let s0 = 0;
+      for (let k = base; k < base + wc; k++) s0 += bytes[k] as number;
+      let s1 = s0;
+      for (let k = base + wc; k < base + 2 * wc; k++) s1 += bytes[k] as number;
+      let s2 = s1;
+      for (let k = base + 2 * wc; k < base + 3 * wc; k++) s2 += bytes[k] as number;
+      let a0 = 0;
+      let a1 = s0 & 0xff;
+      let a2 = s1 & 0xff;
+      let a3 = s2 & 0xff;
+      const o = base >> 2;
+      for (let i = 0; i < wc; i++) {
+        a0 = (a0 + (bytes[base + i] as number)) & 0xff;
+        a1 = (a1 + (bytes[base + wc + i] as number)) & 0xff;
+        a2 = (a2 + (bytes[base + 2 * wc + i] as number)) & 0xff;
+        a3 = (a3 + (bytes[base + 3 * wc + i] as number)) & 0xff;
+        out32[o + i] = ((a0 << 24) | (a1 << 16) | (a2 << 8) | a3) >>> 0;
+      }
+    }
+    return out;
+  }
   const tmp = new Uint8Array(rowBytes);
   const out32 = bps === 4 ? new Uint32Array(buf, 0, buf.byteLength >> 2) : null;
   for (let r = 0; r < n; r++) {
     const base = r * rowBytes;
-    for (let k = base + spp; k < base + rowBytes; k++) bytes[k] = ((bytes[k] as number) + (bytes[k - spp] as number)) & 0xff;
-    tmp.set(bytes.subarray(base, base + rowBytes));
+    for (let k = 0; k < rowBytes; k++) tmp[k] = k < spp ? (bytes[base + k] as number) : ((bytes[base + k] as number) + (tmp[k - spp] as number)) & 0xff;
     if (out32 !== null) {
       const o = base >> 2;
       for (let i = 0; i < wc; i++) {
@@ -55,4 +83,5 @@ export function undoFloatingPoint(buf: ArrayBuffer, width: number, rows: number,
       }
     }
   }
+  return buf;
 }

@@ -12,7 +12,7 @@ import { sampleType } from './samples.ts';
 import { parseBandScaling, parseNodata, type BandScaling } from './gdal-metadata.ts';
 import { crsFromGeoKeys, type CrsInfo } from '../geometry/crs.ts';
 import type { PlanLevel } from './plan.ts';
-import type { BlockFormat, EncodedBlock } from './decode.ts';
+import type { BlockFormat, DecodedPlane, EncodedBlock } from './decode.ts';
 
 /** One resolution level: 0 is full resolution, then the overviews from finest to coarsest. */
 export interface RasterLevel extends PlanLevel {
@@ -48,9 +48,10 @@ export interface RasterReader {
   /**
    * The blocks (raster/plan.ts indexes) of a level with the planes that hold `bands` and the mask, read
    * together so that near ranges merge (readTiles). Keys for the decoded-tile cache carry the object's
-   * validator; without one (a source that cannot tell a change) nothing is cached.
+   * validator; without one (a source that cannot tell a change) nothing is cached. Planes that `cached`
+   * has are not read.
    */
-  readBlocks(level: RasterLevel, blocks: readonly number[], bands: readonly number[], signal?: AbortSignal): Promise<EncodedBlock[]>;
+  readBlocks(level: RasterLevel, blocks: readonly number[], bands: readonly number[], signal?: AbortSignal, cached?: (key: string) => DecodedPlane | undefined): Promise<EncodedBlock[]>;
 }
 
 /** The data type of a sample ("uint8" … "float64"; packed depths widened), or null when we do not read it. */
@@ -180,26 +181,29 @@ export async function openRaster(source: ByteSource, signal?: AbortSignal): Prom
     readBlocks,
   };
 
-  async function readBlocks(level: RasterLevel, blocks: readonly number[], bands: readonly number[], sig?: AbortSignal): Promise<EncodedBlock[]> {
+  async function readBlocks(level: RasterLevel, blocks: readonly number[], bands: readonly number[], sig?: AbortSignal, cached?: (key: string) => DecodedPlane | undefined): Promise<EncodedBlock[]> {
     const { ifd, mask } = level;
     const across = Math.ceil(ifd.width / ifd.tileWidth);
     const perBand = across * Math.ceil(ifd.height / ifd.tileHeight);
-    const planeIndexes = blocks.map((index) => (planar ? bands.map((b) => (b - 1) * perBand + index) : [index]));
-    const [planes, masks] = await Promise.all([readTiles(ifd, planeIndexes.flat(), sig), mask ? readTiles(mask, blocks, sig) : Promise.resolve(blocks.map(() => null))]);
     const validator = (source as { validator?: () => string | undefined }).validator?.();
     const prefix = validator === undefined ? null : `${source.url.href}\n${validator}\n${level.index}\n`;
+    const planeIndexes = blocks.map((index) => (planar ? bands.map((b) => (b - 1) * perBand + index) : [index]));
+    const keys = planeIndexes.map((own) => own.map((i) => (prefix === null ? null : prefix + i)));
+    const hits = keys.map((own) => own.map((key) => (key === null || cached === undefined ? null : cached(key) ?? null)));
+    // Only the planes the cache does not have are read.
+    const toRead = planeIndexes.flatMap((own, k) => own.filter((_, j) => hits[k]?.[j] === null));
+    const [planes, masks] = await Promise.all([readTiles(ifd, toRead, sig), mask ? readTiles(mask, blocks, sig) : Promise.resolve(blocks.map(() => null))]);
     let p = 0;
     return blocks.map((index, k) => {
-      const own = planeIndexes[k] as number[];
-      const blockPlanes = planes.slice(p, p + own.length);
-      p += own.length;
+      const own = hits[k] as (DecodedPlane | null)[];
       return {
         index,
         col0: (index % across) * ifd.tileWidth,
         row0: Math.floor(index / across) * ifd.tileHeight,
-        planes: blockPlanes,
+        planes: own.map((hit) => (hit === null ? (planes[p++] ?? null) : null)),
+        cached: own,
         mask: masks[k] ?? null,
-        keys: own.map((i) => (prefix === null ? null : prefix + i)),
+        keys: keys[k] as (string | null)[],
       };
     });
   }

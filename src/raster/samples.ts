@@ -140,9 +140,9 @@ export function toSamples(codec: TileCodec, d: Decompressed, rows: number): Samp
     }
     return { array: out, isBig: false };
   }
-  const buf = aligned(d.bytes);
+  let buf = aligned(d.bytes);
   if (codec.predictor === 3) {
-    undoFloatingPoint(buf, codec.tileWidth, rows, spp, bits);
+    buf = undoFloatingPoint(buf, codec.tileWidth, rows, spp, bits);
   } else {
     if (!codec.littleEndian && size > 1) swapInPlace(new Uint8Array(buf), size);
     if (codec.predictor === 2) undoHorizontal(buf, codec.tileWidth, rows, spp, bits);

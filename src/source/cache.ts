@@ -26,6 +26,9 @@ interface Entry {
   data: ArrayBuffer;
 }
 
+/** The largest range kept is this fraction of the cache (256 KiB of the default 64 MiB; see put). */
+const ADMIT_FRACTION = 256;
+
 /** LRU of byte ranges bounded in total bytes. */
 export class ReadCache {
   readonly maxBytes: number;
@@ -36,8 +39,12 @@ export class ReadCache {
   readonly #groups = new Map<string, Set<Entry>>();
   readonly #inflight = new Map<string, Flight>();
 
-  constructor(maxBytes: number) {
+  /** Largest range stored (see put). */
+  readonly maxEntryBytes: number;
+
+  constructor(maxBytes: number, options: { admitFraction?: number } = {}) {
     this.maxBytes = maxBytes;
+    this.maxEntryBytes = maxBytes / (options.admitFraction ?? ADMIT_FRACTION);
   }
 
   /** Bytes currently held. */
@@ -60,10 +67,15 @@ export class ReadCache {
     return undefined;
   }
 
-  /** Stores a copy of `data` read at `offset`; ranges larger than the whole cache are not stored. */
+  /**
+   * Stores `data` read at `offset` (the cache owns it from now on: callers get copies). Ranges larger than
+   * 1/ADMIT_FRACTION of the cache are not stored: one request over many zones reads hundreds of MB of
+   * tiles once each, and would otherwise push out every header the cache holds (the decoded-tile cache in
+   * the workers keeps what repeated requests reuse).
+   */
   put(group: string, offset: number, data: ArrayBuffer): void {
-    if (data.byteLength === 0 || data.byteLength > this.maxBytes) return;
-    const entry: Entry = { group, offset, data: data.slice(0) };
+    if (data.byteLength === 0 || data.byteLength > this.maxEntryBytes) return;
+    const entry: Entry = { group, offset, data };
     const key = keyOf(entry);
     const old = this.#lru.get(key);
     if (old !== undefined) this.#remove(key, old);

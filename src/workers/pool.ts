@@ -84,7 +84,9 @@ export function createFoldRunner(workers: number): FoldRunner {
       pending++;
       try {
         await preload;
-        return (await pool.run(task, signal ? { signal } : {})) as FoldResult;
+        // The blocks' bytes move to the worker (the reader hands out buffers of their own): no copy.
+        const transferList = [...new Set(task.blocks.flatMap((b) => [...b.planes, b.mask]).filter((x): x is ArrayBuffer => x !== null))];
+        return (await pool.run(task, { transferList, ...(signal ? { signal } : {}) })) as FoldResult;
       } finally {
         pending--;
       }

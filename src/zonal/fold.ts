@@ -4,7 +4,7 @@
  * partial accumulator per zone and block (exactextract's mergeable partials). Runs in a worker thread
  * (src/workers/fold-worker.ts) or inline; its input and output are plain cloneable data.
  */
-import { decodeBlock, type BlockFormat, type DecodedBlock, type EncodedBlock } from '../raster/decode.ts';
+import { decodeBlock, type DecodedPlane, type BlockFormat, type DecodedBlock, type EncodedBlock } from '../raster/decode.ts';
 import { intersectWindows, type PixelWindow } from '../raster/grid.ts';
 import { pixelAreas, type PixelAreaSpec } from '../raster/pixel-area.ts';
 import type { Selection } from '../raster/plan.ts';
@@ -50,8 +50,8 @@ export interface FoldTask {
   /** The level's grid and CRS, for data_area (a bare point zone has none: its data_area is 0 by contract). */
   area: PixelAreaSpec;
   names: StatName[];
-  /** Bytes of decoded tiles this thread may keep (0: none). */
-  tileCacheBytes: number;
+  /** Return newly decoded planes (on SharedArrayBuffers) for the process-wide decoded-tile cache. */
+  keepDecoded: boolean;
 }
 
 /** One zone's statistics from one block. */
@@ -65,6 +65,8 @@ export interface FoldPartial {
 
 export interface FoldResult {
   partials: FoldPartial[];
+  /** Planes decoded by this task, for the decoded-tile cache (only with keepDecoded). */
+  decoded: { key: string; plane: DecodedPlane }[];
 }
 
 function coverageFor(zone: FoldZone, win: PixelWindow, levelWidth: number, levelHeight: number): Coverage | null {
@@ -126,6 +128,7 @@ function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Cove
 /** Decodes each block of a task once and folds every zone that needs it: one partial per zone and block. */
 export async function foldTiles(task: FoldTask): Promise<FoldResult> {
   const partials: FoldPartial[] = [];
+  const decoded: { key: string; plane: DecodedPlane }[] = [];
   const { levelWidth, levelHeight } = task.format;
   for (let k = 0; k < task.blocks.length; k++) {
     const encoded = task.blocks[k] as EncodedBlock;
@@ -138,11 +141,14 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
       const cov = coverageFor(zone, win, levelWidth, levelHeight);
       if (!cov) continue;
       // Decoded on first use only: a block no zone selects a pixel of is never decompressed.
-      block ??= await decodeBlock(task.format, encoded, task.tileCacheBytes);
+      if (block === null) {
+        block = await decodeBlock(task.format, encoded, task.keepDecoded);
+        decoded.push(...block.fresh);
+      }
       partials.push({ zone: z, block: k, bands: foldZone(task, zone, block, cov) });
     }
   }
-  return { partials };
+  return { partials, decoded };
 }
 
 /** Merges partial results of several batches (order-independent). */

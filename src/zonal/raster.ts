@@ -20,9 +20,9 @@ import { needsOf, parseStatNames, type StatName } from '../stats/names.ts';
 import { openRaster, type RasterLevel, type RasterReader } from '../raster/reader.ts';
 import { pixelSize, toWorld, type Grid } from '../raster/grid.ts';
 import { planZone, type AoiInCrs, type ZonePlan } from '../raster/plan.ts';
-import type { BlockFormat } from '../raster/decode.ts';
+import { decodedTiles, type BlockFormat } from '../raster/decode.ts';
 import { effectiveNodata } from '../raster/pixels.ts';
-import { mergePartials, type FoldBand, type FoldPartial, type FoldTask, type FoldZone } from './fold.ts';
+import { mergePartials, type FoldBand, type FoldPartial, type FoldResult, type FoldTask, type FoldZone } from './fold.ts';
 import type { PixelRule } from '../coverage/coverage.ts';
 import { bandStats } from './respond.ts';
 import type { FoldRunner } from '../workers/pool.ts';
@@ -325,7 +325,7 @@ function weightedOf(zone: { plan: ZonePlan; isArea: boolean }): boolean {
 }
 
 /** Reads a run of blocks and folds the zones that need them in a worker. */
-async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], run: Unit[]): Promise<{ result: { partials: FoldPartial[] }; positions: number[] }> {
+async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], run: Unit[]): Promise<{ result: FoldResult; positions: number[] }> {
   const { reader, deps } = ctx;
   const level = reader.info.levels[(run[0] as Unit).level] as RasterLevel;
   let format = ctx.formats.get(level.index);
@@ -346,7 +346,9 @@ async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], run: U
       return k;
     }),
   );
-  const blocks = await reader.readBlocks(level, run.map((u) => u.block), ctx.bands, deps.signal);
+  // Planes in the process-wide decoded-tile cache are neither read nor decoded again.
+  const cacheBytes = deps.config.tileCacheBytes;
+  const blocks = await reader.readBlocks(level, run.map((u) => u.block), ctx.bands, deps.signal, cacheBytes > 0 ? (key) => decodedTiles.get(key) : undefined);
   const { info } = reader;
   const task: FoldTask = {
     format,
@@ -356,11 +358,14 @@ async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], run: U
     bands: ctx.foldBands,
     area: { grid: level.grid, proj4: info.crs.proj4, isGeographic: info.crs.isGeographic },
     names: ctx.names,
-    // Each worker keeps its share of the configured decoded-tile cache.
-    tileCacheBytes: Math.floor(deps.config.tileCacheBytes / Math.max(1, deps.config.workers)),
+    // Only single-zone requests add to the cache: a request over many zones decodes each block once, and
+    // would push out the tiles that repeated small requests reuse.
+    keepDecoded: cacheBytes > 0 && zones.length === 1,
   };
   try {
-    return { result: await deps.runner.run(task, deps.signal), positions };
+    const result = await deps.runner.run(task, deps.signal);
+    for (const { key, plane } of result.decoded) decodedTiles.put(key, plane, plane.array.byteLength, cacheBytes);
+    return { result, positions };
   } catch (e) {
     if (deps.signal?.aborted) throw e;
     if (e instanceof ZonalError) throw e;

@@ -13,7 +13,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     allowPrivateNetworks: true,
     upstreamTimeoutMs: 2000,
     workers: 1,
+    // No caches unless a test asks: the bytes a request reads are then what it needs.
     cacheBytes: 0,
+    tileCacheBytes: 0,
     revalidateSeconds: 0,
     ...overrides,
   };

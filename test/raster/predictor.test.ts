@@ -32,8 +32,21 @@ describe('predictors', () => {
     const bps = values.BYTES_PER_ELEMENT;
     const enc = new Uint8Array(values.length * bps);
     for (let r = 0; r < 2; r++) enc.set(encodeFloatRow(values.slice(r * rowLen, (r + 1) * rowLen), 1), r * rowLen * bps);
-    undoFloatingPoint(enc.buffer, rowLen, 2, 1, bps * 8);
-    const got = bps === 4 ? new Float32Array(enc.buffer) : new Float64Array(enc.buffer);
+    const out = undoFloatingPoint(enc.buffer, rowLen, 2, 1, bps * 8);
+    const got = bps === 4 ? new Float32Array(out) : new Float64Array(out);
+    expect(Array.from(got)).toEqual(Array.from(values));
+  });
+
+  it.each([
+    ['float32', new Float32Array([1.5, -2.25, 3e-30, 1e30, Number.NaN, 0, -0, 7, 255.5, -1e-3, 42, 1 / 3])],
+    ['float64', new Float64Array([1.5, -2.25, 3e-300, 1e300, Number.NaN, 0, -0, 7, 255.5, -1e-3, 42, 1 / 3])],
+  ])('floating point (3), %s, 2 samples per pixel, 2 rows of 3 pixels', (_name, values) => {
+    const rowLen = 6;
+    const bps = values.BYTES_PER_ELEMENT;
+    const enc = new Uint8Array(values.length * bps);
+    for (let r = 0; r < 2; r++) enc.set(encodeFloatRow(values.slice(r * rowLen, (r + 1) * rowLen), 2), r * rowLen * bps);
+    const out = undoFloatingPoint(enc.buffer, 3, 2, 2, bps * 8);
+    const got = bps === 4 ? new Float32Array(out) : new Float64Array(out);
     expect(Array.from(got)).toEqual(Array.from(values));
   });
 });

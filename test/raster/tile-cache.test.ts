@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { TileCache } from '../../src/raster/tile-cache.ts';
 import { decodedTiles } from '../../src/raster/decode.ts';
 import { buildTestApp, FIXTURES } from '../helpers/build-app.ts';
+import { startRangeServer, type RangeServer } from '../helpers/range-server.ts';
 
 describe('TileCache', () => {
   it('keeps at most maxBytes, dropping the least recently used first', () => {
@@ -38,7 +39,7 @@ describe('decoded tiles in the raster fold', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tiles-'));
     copyFileSync(join(FIXTURES, 'raster/synthetic/tiny_int16.tif'), join(dir, 'tiny.tif'));
-    app = await buildTestApp({ workers: 0, dataRoots: [dir] });
+    app = await buildTestApp({ workers: 0, dataRoots: [dir], tileCacheBytes: 16 * 1024 * 1024 });
   });
   afterAll(async () => app.close());
   const ask = () =>
@@ -62,5 +63,52 @@ describe('decoded tiles in the raster fold', () => {
     const after = await ask();
     expect(decodedTiles.misses).toBe(misses + 1);
     expect(after.json()).toEqual(before.json());
+  });
+});
+
+describe('the process-wide decoded-tile cache, with two worker threads, over HTTP', () => {
+  let app: FastifyInstance;
+  let web: RangeServer;
+  beforeAll(async () => {
+    web = await startRangeServer({ files: { '/l7.tif': readFileSync(join(FIXTURES, 'raster/L7_ETMs.cog.tif')) } });
+    // No read cache and a 30 s revalidation: what is read is what the decoded-tile cache does not hold.
+    app = await buildTestApp({ workers: 2, revalidateSeconds: 30, tileCacheBytes: 16 * 1024 * 1024 });
+  });
+  afterAll(async () => {
+    await app.close();
+    await web.close();
+  });
+  // L7_ETMs.cog.tif: 349 × 352 pixels, 6 bands, in 128 × 128 tiles (3 × 3), 751 KiB, most of it past the
+  // 64 KiB header read; this polygon covers all nine tiles.
+  const polygon = { type: 'Polygon', coordinates: [[[-34.91, -8.0336], [-34.8329, -8.0339], [-34.8326, -7.9571], [-34.9096, -7.9567], [-34.91, -8.0336]]] };
+  const ask = (aoi: unknown) => app.inject({ method: 'POST', url: '/api/v1/zonal-stats/raster', payload: { url: web.url('/l7.tif'), aoi, bands: [1, 4], stats: ['count', 'mean', 'min', 'max'] } });
+  const tileReads = (from: number) => web.requests.slice(from).filter((r) => r.method === 'GET' && !/^bytes=0-/.test(r.range ?? ''));
+
+  it('a repeated request reads no tile bytes and decodes nothing, whichever worker it lands on', async () => {
+    const first = await ask(polygon);
+    expect(first.statusCode).toBe(200);
+    const afterFirst = web.requests.length;
+    expect(tileReads(0).length).toBeGreaterThan(0);
+    const hits = decodedTiles.hits;
+    const misses = decodedTiles.misses;
+    for (let i = 0; i < 4; i++) {
+      const again = await ask(polygon);
+      expect(again.json()).toEqual(first.json());
+    }
+    expect(tileReads(afterFirst)).toEqual([]);
+    expect(decodedTiles.misses).toBe(misses);
+    expect(decodedTiles.hits).toBe(hits + 4 * 9);
+  });
+
+  it('many zones in one request take cached tiles but add none (they would push out the hot ones)', async () => {
+    const size = decodedTiles.size;
+    const fc = { type: 'FeatureCollection', features: [{ type: 'Feature', properties: {}, geometry: polygon }, { type: 'Feature', properties: {}, geometry: { type: 'Point', coordinates: [-34.87, -7.995] } }] };
+    const before = web.requests.length;
+    const res = await ask(fc);
+    expect(res.statusCode).toBe(200);
+    expect(tileReads(before)).toEqual([]);
+    expect(decodedTiles.size).toBe(size);
+    const single = await ask(polygon);
+    expect((res.json() as { features: { properties: { statistics: unknown } }[] }).features[0]?.properties.statistics).toEqual(single.json());
   });
 });

@@ -120,8 +120,19 @@ describe('withReadCache', () => {
     expect(same(await src.read(30_000, 100), 30_000)).toBe(true); // a fresh read, not the abandoned one
   });
 
+  it('keeps no range larger than 1/256 of its size, so that one big scan does not push out every header', async () => {
+    const cache = new ReadCache(256_000);
+    const src = withReadCache(new MemorySource(data), cache);
+    await src.read(0, 1_000);
+    await src.read(1_000, 1_001);
+    expect(cache.bytes).toBe(1_000);
+    const group = `${src.url.href}\n${(src as unknown as { validator(): string }).validator()}`;
+    expect(cache.get(group, 0, 1_000)).toBeDefined();
+    expect(cache.get(group, 1_000, 1_001)).toBeUndefined();
+  });
+
   it('stays within its byte bound, evicting the least recently used ranges', async () => {
-    const cache = new ReadCache(3_000);
+    const cache = new ReadCache(3_000, { admitFraction: 1 });
     const src = withReadCache(new MemorySource(data), cache);
     await src.read(0, 1_000);
     await src.read(1_000, 1_000);
