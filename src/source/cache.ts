@@ -17,7 +17,10 @@ export interface ValidatedSource extends ByteSource {
 interface Flight {
   promise: Promise<ArrayBuffer>;
   ctl: AbortController;
+  /** Callers waiting now (aborted ones leave). */
   waiting: number;
+  /** Callers that ever waited. */
+  takers: number;
 }
 
 interface Entry {
@@ -73,8 +76,8 @@ export class ReadCache {
    * tiles once each, and would otherwise push out every header the cache holds (the decoded-tile cache in
    * the workers keeps what repeated requests reuse).
    */
-  put(group: string, offset: number, data: ArrayBuffer): void {
-    if (data.byteLength === 0 || data.byteLength > this.maxEntryBytes) return;
+  put(group: string, offset: number, data: ArrayBuffer): boolean {
+    if (data.byteLength === 0 || data.byteLength > this.maxEntryBytes) return false;
     const entry: Entry = { group, offset, data };
     const key = keyOf(entry);
     const old = this.#lru.get(key);
@@ -88,6 +91,7 @@ export class ReadCache {
       if (this.#bytes <= this.maxBytes) break;
       this.#remove(k, e);
     }
+    return true;
   }
 
   /**
@@ -96,11 +100,19 @@ export class ReadCache {
    * promise at once.
    */
   shared(key: string, fetch: (signal: AbortSignal) => Promise<ArrayBuffer>, signal?: AbortSignal): Promise<ArrayBuffer> {
+    return this.sharedFlight(key, fetch, signal).then((f) => f.data);
+  }
+
+  /**
+   * As `shared`, also telling whether this caller was the flight's only taker (then, unless the cache
+   * kept the bytes, the caller may have them without a copy).
+   */
+  sharedFlight(key: string, fetch: (signal: AbortSignal) => Promise<ArrayBuffer>, signal?: AbortSignal): Promise<{ data: ArrayBuffer; alone: boolean }> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     let flight = this.#inflight.get(key);
     if (flight === undefined) {
       const ctl = new AbortController();
-      const created: Flight = { promise: Promise.resolve(new ArrayBuffer(0)), ctl, waiting: 0 };
+      const created: Flight = { promise: Promise.resolve(new ArrayBuffer(0)), ctl, waiting: 0, takers: 0 };
       created.promise = fetch(ctl.signal).finally(() => {
         if (this.#inflight.get(key) === created) this.#inflight.delete(key);
       });
@@ -109,11 +121,12 @@ export class ReadCache {
       this.#inflight.set(key, created);
       flight = created;
     }
-    return wait(flight, signal, () => {
+    const taken = flight;
+    return wait(taken, signal, () => {
       // Nobody waits any more: stop the upstream read and let a later caller start afresh.
-      if (this.#inflight.get(key) === flight) this.#inflight.delete(key);
-      flight.ctl.abort(signal?.reason);
-    });
+      if (this.#inflight.get(key) === taken) this.#inflight.delete(key);
+      taken.ctl.abort(signal?.reason);
+    }).then((data) => ({ data, alone: taken.waiting === 1 && taken.takers === 1 }));
   }
 
   /** Drops everything (tests). */
@@ -172,17 +185,19 @@ export function withReadCache(source: ByteSource, cache: ReadCache | undefined):
       }
       // Before the validator is known reads are private to this source (key with its id).
       const flightKey = `${group ?? `${source.url.href}\n${id}`}\n${offset}\n${length}`;
-      const data = await cache.shared(
+      let kept = false;
+      const { data, alone } = await cache.sharedFlight(
         flightKey,
         async (shared) => {
           const got = await source.read(offset, length, shared);
           const known = validator();
-          if (known !== undefined) cache.put(`${source.url.href}\n${known}`, offset, got);
+          if (known !== undefined) kept = cache.put(`${source.url.href}\n${known}`, offset, got);
           return got;
         },
         signal,
       );
-      return data.slice(0);
+      // A copy unless the bytes are this caller's alone (not kept, nobody else waited for them).
+      return alone && !kept ? data : data.slice(0);
     },
     async head(maxLength, signal) {
       // Once the validator is known the size is too: an ordinary (cacheable) read.
@@ -201,6 +216,7 @@ export function withReadCache(source: ByteSource, cache: ReadCache | undefined):
 /** Waits for `flight` on behalf of one caller; `abandon` runs when the last waiting caller aborts. */
 function wait(flight: Flight, signal: AbortSignal | undefined, abandon: () => void): Promise<ArrayBuffer> {
   flight.waiting += 1;
+  flight.takers += 1;
   if (signal === undefined) return flight.promise;
   return new Promise<ArrayBuffer>((resolve, reject) => {
     let settled = false;
