@@ -74,6 +74,7 @@ const ADAPTERS: Record<string, string> = {
   'node-liblzma': 'raster/codecs/lzma.ts',
   '@petamoriken/float16': 'raster/samples.ts',
   hyparquet: 'vector/reader.ts',
+  flatbush: 'vector/select.ts',
   'hyparquet-compressors': 'vector/reader.ts',
   proj4: 'geometry/reproject.ts',
   'geotiff-geokeys-to-proj4': 'geometry/crs.ts',

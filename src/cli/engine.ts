@@ -1,7 +1,7 @@
 /**
- * The in-process engine: the service's use cases answer the zones (zonal/raster.ts all at once,
- * zonal/vector.ts through zonal/zones.ts answerZones), with the service's configuration from the environment, its worker
- * pool, and its source opener; a local source's folder is the only data root, so the service's path
+ * The in-process engine: the service's use cases answer all the zones in one pass (zonal/raster.ts,
+ * zonal/vector.ts), with the service's configuration from the environment, its worker pool, and its
+ * source opener; a local source's folder is the only data root, so the service's path
  * checks still apply.
  */
 import { realpath } from 'node:fs/promises';
@@ -12,12 +12,10 @@ import { openSource } from '../source/resolve.ts';
 import type { ReadStats } from '../source/source.ts';
 import { createFoldRunner } from '../workers/pool.ts';
 import { rasterZonesStats } from '../zonal/raster.ts';
-import { vectorZonalStats } from '../zonal/vector.ts';
-import { answerZones, zoneGeometries, zoneOutcomes, type Zone, type ZoneOutcome } from '../zonal/zones.ts';
+import { vectorZonesStats } from '../zonal/vector.ts';
+import { zoneGeometries, zoneOutcomes, type Zone, type ZoneOutcome } from '../zonal/zones.ts';
 import type { RasterRequest } from '../schemas/raster.ts';
 import type { VectorRequest } from '../schemas/vector.ts';
-import type { GeometryRequest } from '../schemas/aoi.ts';
-import type { StatsResponse } from '../schemas/response.ts';
 import { CliError } from './errors.ts';
 import type { Job } from './job.ts';
 
@@ -54,14 +52,15 @@ export async function* localOutcomes(job: Job, zones: readonly Zone[], options: 
       signal: options.signal,
       openSource: (url: string) => openSource(url, config, { stats, signal: options.signal }),
     };
+    // One pass over the raster's blocks, or the file's row groups, for all zones, as the HTTP endpoints do.
+    const geometries = zoneGeometries(zones, job.body.radius);
     if (job.kind === 'raster') {
-      // One pass over the raster's blocks for all zones, as the HTTP endpoint does.
       const { aoi: _aoi, ...request } = job.body as unknown as RasterRequest;
-      yield* zoneOutcomes(zones, rasterZonesStats(request, zoneGeometries(zones, job.body.radius), deps));
-      return;
+      yield* zoneOutcomes(zones, rasterZonesStats(request, geometries, deps));
+    } else {
+      const { aoi: _aoi, ...request } = job.body as unknown as VectorRequest;
+      yield* zoneOutcomes(zones, vectorZonesStats(request, geometries, deps));
     }
-    const answer = (aoi: GeometryRequest): Promise<StatsResponse> => vectorZonalStats({ ...(job.body as unknown as VectorRequest), aoi }, deps);
-    yield* answerZones(zones, answer, { radius: job.body.radius, concurrency: options.concurrency, signal: options.signal });
   } finally {
     await runner.close();
   }

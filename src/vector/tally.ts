@@ -65,6 +65,18 @@ export interface VectorGroupResult {
   result: VectorChunkResult | null;
 }
 
+/**
+ * A fetched row group for several zones at once (a request over many zones): decoded once, then each zone
+ * selects and tallies its rows. Each zone's weighting is decided as VectorGroupTask's `weighted: null`.
+ */
+export interface VectorGroupZonesTask {
+  group: GroupBytes;
+  zones: { aoi: ChunkAoi; boxes: BBox[] }[];
+  fileCrs: string | null;
+  byArea: boolean;
+  names: StatName[];
+}
+
 export interface FeatureOverlap {
   /** Area of feature ∩ AOI, m². */
   interAreaM2: number;

@@ -1,9 +1,9 @@
 /** Piscina worker entry: decoding, pixel loops, vector clipping and polygon unions run here, off the event loop. */
 import { foldTiles, type FoldTask, type FoldResult } from '../zonal/fold.ts';
 import { geometryEngine } from '../geometry/geos.ts';
-import { tallyChunk, type VectorChunkTask, type VectorChunkResult, type VectorGroupTask, type VectorGroupResult } from '../vector/tally.ts';
+import { tallyChunk, type VectorChunkTask, type VectorChunkResult, type VectorGroupTask, type VectorGroupResult, type VectorGroupZonesTask } from '../vector/tally.ts';
 import { decodeGroup } from '../vector/reader.ts';
-import { selectRows } from '../vector/select.ts';
+import { indexRows, selectRows } from '../vector/select.ts';
 import { zstdDecoder } from '../raster/codecs/zstd.ts';
 import { wkbPolygonalAreaM2 } from '../geometry/wkb.ts';
 import { overlapGroups as groupsOf, type UnionJob } from '../vector/data-area.ts';
@@ -29,6 +29,26 @@ export async function vectorGroup(task: VectorGroupTask): Promise<VectorGroupRes
   const weighted = task.weighted ?? (task.aoi.kind === 'area' && chunk.firstKind === 'polygon');
   const result = await vectorChunk({ aoi: task.aoi, weighted, byArea: task.byArea, names: task.names, bytes: chunk.bytes, offsets: chunk.offsets, values: chunk.values });
   return { weighted, result };
+}
+
+/** A fetched row group decoded once for several zones, each selecting and tallying its own rows. */
+export async function vectorGroupZones(task: VectorGroupZonesTask): Promise<VectorGroupResult[]> {
+  const batch = await decodeGroup(task.group);
+  const columns = task.group.columns;
+  // One index of the group's row boxes for all its zones, instead of every row's box per zone.
+  const index = indexRows(batch);
+  const out: VectorGroupResult[] = [];
+  for (const zone of task.zones) {
+    const chunk = selectRows(batch, columns, zone.boxes, task.fileCrs, index.candidates(zone.boxes));
+    if (chunk === null) {
+      out.push({ weighted: null, result: null });
+      continue;
+    }
+    const weighted = zone.aoi.kind === 'area' && chunk.firstKind === 'polygon';
+    const result = await vectorChunk({ aoi: zone.aoi, weighted, byArea: task.byArea, names: task.names, bytes: chunk.bytes, offsets: chunk.offsets, values: chunk.values });
+    out.push({ weighted, result });
+  }
+  return out;
 }
 
 /** Area in m² of each union job (vector data_area). */

@@ -4,8 +4,8 @@
  */
 import { Piscina } from 'piscina';
 import { foldTiles, type FoldTask, type FoldResult } from '../zonal/fold.ts';
-import { overlapGroups, unionAreas, vectorGroup } from './fold-worker.ts';
-import type { VectorGroupTask, VectorGroupResult } from '../vector/tally.ts';
+import { overlapGroups, unionAreas, vectorGroup, vectorGroupZones } from './fold-worker.ts';
+import type { VectorGroupTask, VectorGroupResult, VectorGroupZonesTask } from '../vector/tally.ts';
 import type { UnionJob } from '../vector/data-area.ts';
 import { preloadImageCodecs } from '../raster/codecs/image.ts';
 
@@ -13,6 +13,8 @@ export interface FoldRunner {
   run(task: FoldTask, signal?: AbortSignal): Promise<FoldResult>;
   /** A fetched row group: decoded, selected and tallied in a worker. */
   vectorGroup(task: VectorGroupTask, signal?: AbortSignal): Promise<VectorGroupResult>;
+  /** A fetched row group decoded once for several zones, each tallied on its own. */
+  vectorGroupZones(task: VectorGroupZonesTask, signal?: AbortSignal): Promise<VectorGroupResult[]>;
   /** Groups of overlapping boxes (vector data_area's sweep). */
   overlapGroups(boxes: Float64Array, signal?: AbortSignal): Promise<number[][]>;
   /** Areas in m² of union jobs (vector data_area), spread over the workers. */
@@ -41,6 +43,14 @@ export function createFoldRunner(workers: number): FoldRunner {
         pending++;
         try {
           return await vectorGroup(task);
+        } finally {
+          pending--;
+        }
+      },
+      async vectorGroupZones(task) {
+        pending++;
+        try {
+          return await vectorGroupZones(task);
         } finally {
           pending--;
         }
@@ -96,6 +106,15 @@ export function createFoldRunner(workers: number): FoldRunner {
       try {
         const transferList = task.group.ranges.map((r) => r.bytes);
         return (await pool.run(task, { name: 'vectorGroup', transferList, ...(signal ? { signal } : {}) })) as VectorGroupResult;
+      } finally {
+        pending--;
+      }
+    },
+    async vectorGroupZones(task, signal) {
+      pending++;
+      try {
+        const transferList = task.group.ranges.map((r) => r.bytes);
+        return (await pool.run(task, { name: 'vectorGroupZones', transferList, ...(signal ? { signal } : {}) })) as VectorGroupResult[];
       } finally {
         pending--;
       }

@@ -8,7 +8,7 @@ import type { StatsResponse } from '../schemas/response.ts';
 import { checkItemUrl, fetchItem, isGeoTiffAsset, isParquetAsset, pickAsset, rasterBandsOf, resolveHref } from '../stac/item.ts';
 import { rasterZonalStats, rasterZonesStats, type RasterDeps } from './raster.ts';
 import type { GeometryRequest } from '../schemas/aoi.ts';
-import { checkParquetUrl, vectorZonalStats, type VectorDeps } from './vector.ts';
+import { checkParquetUrl, vectorZonalStats, vectorZonesStats, type VectorDeps } from './vector.ts';
 
 export async function rasterStacStats(req: RasterStacRequest, deps: RasterDeps): Promise<StatsResponse> {
   const { request, deps: assetDeps } = await rasterAsset(req, deps);
@@ -38,6 +38,17 @@ async function rasterAsset<T extends Omit<RasterStacRequest, 'aoi'>>(req: T, dep
 }
 
 export async function vectorStacStats(req: VectorStacRequest, deps: VectorDeps): Promise<StatsResponse> {
+  const { request, deps: assetDeps } = await vectorAsset(req, deps);
+  return vectorZonalStats(request, assetDeps);
+}
+
+/** Many zones over a Parquet asset of a STAC Item: the Item is read once, then as the vector endpoint. */
+export async function* vectorStacZonesStats(req: Omit<VectorStacRequest, 'aoi'>, geometries: readonly (() => GeometryRequest)[], deps: VectorDeps): AsyncGenerator<{ statistics: StatsResponse } | { error: unknown }> {
+  const { request, deps: assetDeps } = await vectorAsset(req, deps);
+  yield* vectorZonesStats(request, geometries, assetDeps);
+}
+
+async function vectorAsset<T extends Omit<VectorStacRequest, 'aoi'>>(req: T, deps: VectorDeps): Promise<{ request: Omit<T, 'asset'>; deps: VectorDeps }> {
   const { item, base } = await fetchItem(checkItemUrl(req.url), deps.openSource, deps.signal);
   const [, asset] = pickAsset(item, req.asset);
   const url = resolveHref(base, asset.href as string);
@@ -45,5 +56,5 @@ export async function vectorStacStats(req: VectorStacRequest, deps: VectorDeps):
   const knownParquet = isParquetAsset(asset);
   if (!knownParquet) checkParquetUrl(url);
   const { asset: _asset, ...rest } = req;
-  return vectorZonalStats({ ...rest, url }, { ...deps, knownParquet: true });
+  return { request: { ...rest, url }, deps: { ...deps, knownParquet: true } };
 }

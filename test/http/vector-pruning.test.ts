@@ -247,6 +247,27 @@ describe('row-group pruning on many_groups.parquet over the loopback Range serve
     expect(bytesOutside(data, spansOf([19], ['value', 'geometry', 'bbox']))).toBe(0);
   });
 
+  it('many zones in one request: each row group any zone needs is read once, and each zone answers as alone', async () => {
+    const boxes: [number, number, number, number][] = [[12.45, 41.7, 12.55, 41.8], [12.1, 41.72, 12.2, 41.78], [10.05, 40.05, 10.3, 40.2], [12.46, 41.71, 12.54, 41.79]];
+    const square = ([x0, y0, x1, y1]: [number, number, number, number]) => ({ type: 'Polygon', coordinates: [[[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]] });
+    const [px, py] = [10 + 66 / 32 + 0.01, 40 + 56 / 32 + 0.01];
+    const geometries: Record<string, unknown>[] = [square(boxes[0]!), { type: 'Point', coordinates: [px, py] }, square(boxes[1]!), square(boxes[2]!), square(boxes[3]!)];
+    const groups = [...new Set([...boxes.flatMap(groupsMeeting), ...groupsMeeting([px, py, px, py])])].sort((a, b) => a - b);
+    expect(groups.length).toBeGreaterThanOrEqual(3);
+    const fc = { type: 'FeatureCollection', features: geometries.map((geometry, i) => ({ type: 'Feature', id: i, properties: {}, geometry })) };
+    const r = await run(FILE, { aoi: fc, columns: ['value'], stats: ['count', 'min', 'max', 'mean'] });
+    expect(r.status, r.text).toBe(200);
+    const data = r.ranges.filter((x) => !overlaps(x, L.footer) && len(x) > 1);
+    // Nothing outside the groups the zones need, and each of their value and geometry chunks fetched once.
+    expect(bytesOutside(data, spansOf(groups, ['value', 'geometry', 'bbox']))).toBe(0);
+    for (const c of chunksOf(groups, ['value', 'geometry'])) expect(data.filter((x) => overlaps(x, c.range)).length, `${c.column} of ${c.group}`).toBe(1);
+    const features = (r.body as unknown as { features: { id: number; properties: { statistics: unknown } }[] }).features;
+    for (const [i, geometry] of geometries.entries()) {
+      const alone = await run(FILE, { aoi: geometry, columns: ['value'], stats: ['count', 'min', 'max', 'mean'] });
+      expect(features[i]?.properties.statistics, `zone ${i}`).toEqual(alone.body);
+    }
+  });
+
   it('an AOI that meets no row group reads the footer only, and answers count 0', async () => {
     const aoi = { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]] };
     expect(groupsMeeting([0, 0, 1, 1])).toEqual([]);

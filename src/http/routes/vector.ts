@@ -2,16 +2,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { VectorRequestSchema } from '../../schemas/vector.ts';
 import { ProblemResponses, VectorResponseSchema } from '../../schemas/response.ts';
-import { vectorZonalStats } from '../../zonal/vector.ts';
-import { vectorStacStats } from '../../zonal/stac.ts';
+import { vectorZonalStats, vectorZonesStats } from '../../zonal/vector.ts';
+import { vectorStacStats, vectorStacZonesStats } from '../../zonal/stac.ts';
 import { VectorStacRequestSchema } from '../../schemas/stac.ts';
 import type { AppDeps } from '../deps.ts';
 import { useCaseDeps } from '../context.ts';
-import { answerZones, zonesOf } from '../../zonal/zones.ts';
+import { zoneGeometries, zoneOutcomes, zonesOf } from '../../zonal/zones.ts';
 import { replyZones } from '../zones.ts';
 
-/** Zones answered at once (each zone's row groups are tallied in the worker pool). */
-const ZONE_CONCURRENCY = 4;
 
 export const vectorRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
   app.post(
@@ -29,11 +27,10 @@ export const vectorRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
     async (request, reply) => {
       const body = request.body;
       if (body.aoi.type !== 'FeatureCollection') return vectorZonalStats(body, useCaseDeps(deps, request));
-      // Each zone opens the source as its own request would (its own byte budget); the header, byte
-      // and decoded-tile caches make the repeats cheap.
-      const shared = useCaseDeps(deps, request);
+      // One footer and one read of each row group for all zones (zonal/vector.ts).
       const zones = zonesOf(body.aoi, deps.config.maxZones);
-      const outcomes = answerZones(zones, (aoi) => vectorZonalStats({ ...body, aoi }, shared), { radius: body.radius, concurrency: ZONE_CONCURRENCY, signal: request.abortSignal });
+      const { aoi: _aoi, ...rest } = body;
+      const outcomes = zoneOutcomes(zones, vectorZonesStats(rest, zoneGeometries(zones, body.radius), useCaseDeps(deps, request)));
       return replyZones(request, reply, outcomes, { includeGeometry: body.include_geometry === true, keyName: 'column' });
     },
   );
@@ -53,11 +50,10 @@ export const vectorRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
     async (request, reply) => {
       const body = request.body;
       if (body.aoi.type !== 'FeatureCollection') return vectorStacStats(body, useCaseDeps(deps, request));
-      // Each zone opens the source as its own request would (its own byte budget); the header, byte
-      // and decoded-tile caches make the repeats cheap.
-      const shared = useCaseDeps(deps, request);
+      // The Item is read once, then one read of each row group for all zones.
       const zones = zonesOf(body.aoi, deps.config.maxZones);
-      const outcomes = answerZones(zones, (aoi) => vectorStacStats({ ...body, aoi }, shared), { radius: body.radius, concurrency: ZONE_CONCURRENCY, signal: request.abortSignal });
+      const { aoi: _aoi, ...rest } = body;
+      const outcomes = zoneOutcomes(zones, vectorStacZonesStats(rest, zoneGeometries(zones, body.radius), useCaseDeps(deps, request)));
       return replyZones(request, reply, outcomes, { includeGeometry: body.include_geometry === true, keyName: 'column' });
     },
   );
