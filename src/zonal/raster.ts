@@ -41,7 +41,7 @@ const WGS84 = '+proj=longlat +datum=WGS84 +no_defs';
 /** approx_stats reads the coarsest overview that still gives this many AOI pixels (CONTRACT §5). */
 const APPROX_MIN_PIXELS = 1_000_000;
 /** Most tiles per worker task: enough to amortise messaging, few enough to bound memory in flight. */
-const MAX_TILES_PER_TASK = 8;
+const MAX_TILES_PER_TASK = 4;
 /** Worker tasks in flight per request (each holds its tiles' compressed bytes). */
 const TASKS_IN_FLIGHT = 4;
 /**

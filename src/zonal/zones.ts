@@ -1,7 +1,7 @@
 /**
- * Many zones in one request (CONTRACT §8). Over a raster, zonal/raster.ts answers them all in one pass over
- * the blocks (zoneOutcomes); elsewhere (vector) a FeatureCollection's features are answered by the
- * single-zone use case, a few at a time (answerZones). Either way they are handed out in input order. A problem of one
+ * Many zones in one request (CONTRACT §8): the zones of a FeatureCollection, each zone's geometry checked
+ * as a single AOI would be, and the engines' answers (zonal/raster.ts, zonal/vector.ts: one pass over the
+ * blocks or row groups for all zones) as outcomes in input order. A problem of one
  * zone (its geometry, a limit, a statistic) is that zone's answer; a problem of the request (the source,
  * an unknown statistic or band, too many zones) stops the request.
  */
@@ -101,103 +101,4 @@ export async function* zoneOutcomes(zones: readonly Zone[], answers: AsyncIterab
 /** Each zone's geometry, checked when the engine plans it (a problem is that zone's answer). */
 export function zoneGeometries(zones: readonly Zone[], radius: number | undefined): (() => GeometryRequest)[] {
   return zones.map((zone) => () => zoneGeometry(zone, radius));
-}
-
-/** Zones sorted by place together, at most this many: the first line waits for at most this many zones. */
-const SORT_WINDOW = 512;
-
-/** A Z-order (Morton) key of a zone's box centre on a 2^15 × 2^15 lon/lat grid; 0 for a zone without coordinates. */
-export function placeKey(zone: Zone): number {
-  let x0 = Infinity;
-  let y0 = Infinity;
-  let x1 = -Infinity;
-  let y1 = -Infinity;
-  const visit = (c: unknown): void => {
-    if (!Array.isArray(c)) return;
-    if (typeof c[0] === 'number' && typeof c[1] === 'number') {
-      x0 = Math.min(x0, c[0]);
-      x1 = Math.max(x1, c[0]);
-      y0 = Math.min(y0, c[1]);
-      y1 = Math.max(y1, c[1]);
-      return;
-    }
-    for (const d of c) visit(d);
-  };
-  visit((zone.geometry as { coordinates?: unknown } | null)?.coordinates);
-  if (!(x0 <= x1)) return 0;
-  const gx = Math.max(0, Math.min(32767, Math.floor((((x0 + x1) / 2 + 360) % 360) / 360 * 32768)));
-  const gy = Math.max(0, Math.min(32767, Math.floor(((y0 + y1) / 2 + 90) / 180 * 32768)));
-  let key = 0;
-  for (let b = 14; b >= 0; b--) key = key * 4 + ((gx >> b) & 1) * 2 + ((gy >> b) & 1);
-  return key;
-}
-
-/**
- * The outcome of every zone, in input order, with `concurrency` zones answered at once. Within windows of
- * SORT_WINDOW zones (input order), zones are answered in order of place, so that zones side by side follow
- * each other and find their tiles (or row groups) still in the caches. A request-level error rejects the
- * iteration (for the first zone the caller has sent nothing yet, so it becomes the request's problem).
- */
-export async function* answerZones(
-  zones: readonly Zone[],
-  answer: (geometry: GeometryRequest) => Promise<StatsResponse>,
-  options: { radius?: number; concurrency: number; signal?: AbortSignal },
-): AsyncGenerator<ZoneOutcome> {
-  const run = async (zone: Zone): Promise<ZoneOutcome> => {
-    try {
-      return { zone, statistics: await answer(zoneGeometry(zone, options.radius)) };
-    } catch (e) {
-      const error = zoneError(e);
-      if (error === null) throw e;
-      return { zone, error };
-    }
-  };
-  // The order zones are started in: each window of SORT_WINDOW input zones by place.
-  const order: number[] = [];
-  for (let w = 0; w < zones.length; w += SORT_WINDOW) {
-    const idx = Array.from({ length: Math.min(SORT_WINDOW, zones.length - w) }, (_, i) => w + i);
-    const keys = new Map(idx.map((i) => [i, placeKey(zones[i] as Zone)]));
-    idx.sort((a, b) => (keys.get(a) as number) - (keys.get(b) as number) || a - b);
-    order.push(...idx);
-  }
-  const results = new Array<Promise<ZoneOutcome> | undefined>(zones.length);
-  const started = new Uint8Array(zones.length);
-  let next = 0;
-  let running = 0;
-  let wake: (() => void) | null = null;
-  const start = (i: number): void => {
-    started[i] = 1;
-    running++;
-    const p = run(zones[i] as Zone);
-    p.catch(() => undefined).finally(() => {
-      running--;
-      const w = wake;
-      wake = null;
-      w?.();
-    });
-    results[i] = p;
-  };
-  const launch = (): void => {
-    // The first zone goes first, so the first line leaves at once; the others follow by place.
-    if (handed === 0 && zones.length > 0 && !started[0] && running < options.concurrency) start(0);
-    // Then by place, never more than one window ahead of the next one to hand out (bounded memory).
-    while (running < options.concurrency && next < order.length && (order[next] as number) < handed + 2 * SORT_WINDOW) {
-      const i = order[next++] as number;
-      if (!started[i]) start(i);
-    }
-  };
-  let handed = 0;
-  launch();
-  while (handed < zones.length) {
-    if (options.signal?.aborted) throw options.signal.reason;
-    // A zone may have finished (and freed its slot) since the last launch: launch before waiting, and
-    // wait only while the zone to hand out is still not started.
-    for (launch(); results[handed] === undefined; launch()) await new Promise<void>((resolve) => (wake = resolve));
-    const outcome = await (results[handed] as Promise<ZoneOutcome>);
-    results[handed] = undefined;
-    started[handed] = 1;
-    handed++;
-    launch();
-    yield outcome;
-  }
 }
