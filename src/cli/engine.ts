@@ -41,7 +41,7 @@ export async function cliConfig(url: string, env: Record<string, string | undefi
   return config;
 }
 
-export async function* localOutcomes(job: Job, zones: readonly Zone[], options: { concurrency: number; signal: AbortSignal }): AsyncGenerator<ZoneOutcome> {
+export async function* localOutcomes(job: Job, zones: readonly Zone[], options: { signal: AbortSignal }): AsyncGenerator<ZoneOutcome> {
   const config = await cliConfig(job.body.url);
   const runner = createFoldRunner(config.workers);
   try {

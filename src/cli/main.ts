@@ -85,7 +85,7 @@ function withCommon(cmd: Command): Command {
     .option('-r, --radius <metres>', 'radius in metres of every Point zone that has none of its own', number)
     .addOption(new Option('-f, --format <format>', 'output format (default: by the --output extension, else csv)').choices([...OUTPUT_FORMATS]))
     .option('-o, --output <file>', 'write to this file instead of stdout (required for geoparquet)')
-    .option('--concurrency <n>', 'zones answered at once, or with --server requests in flight', count(1), 4)
+    .option('--concurrency <n>', 'with --server: requests in flight', count(1), 4)
     .addOption(new Option('--server <url>', 'answer with a running service instead of in process (repeat for several, used in turn)').argParser(collect).default([], 'in process'))
     .option('--chunk <n>', 'with --server: zones per request', count(1), 500)
     .option('--retries <n>', 'with --server: tries again after 502/503/504 or a connection error', count(0), 3)

@@ -52,7 +52,7 @@ export async function run(options: RunOptions): Promise<number> {
     const outcomes =
       options.servers.length > 0
         ? remoteOutcomes(job, zones, { servers: options.servers, chunk: options.chunk, concurrency: options.concurrency, retries: options.retries, backoffMs: options.retryDelay, signal: options.signal })
-        : localOutcomes(job, zones, { concurrency: options.concurrency, signal: options.signal });
+        : localOutcomes(job, zones, { signal: options.signal });
     for await (const answered of outcomes) {
       // A geometry the zones file could not give is answered as no geometry; its reason is the detail.
       const why = unreadable.get(answered.zone.index);
