@@ -21,6 +21,27 @@ export const RasterRequestSchema = Type.Object(
           'Pixel selection for polygons and circles: center (default; a pixel counts when its centre is inside), all_touched (every pixel the AOI touches, weight 1), fractional (each pixel weighted by the exact fraction of its area inside the AOI). A bare point ignores it.',
       }),
     ),
+    histogram: Type.Optional(
+      Type.Object(
+        {
+          bins: Type.Union([Type.Integer({ minimum: 1, maximum: 10_000 }), Type.Array(Type.Number(), { minItems: 2, maxItems: 10_001 })], {
+            description: 'A number of equal-width bins, or the bin edges in ascending order.',
+          }),
+          range: Type.Optional(Type.Tuple([Type.Number(), Type.Number()], { description: '[low, high] of equal-width bins; default the values\' min and max.' })),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'A histogram of each band\'s counted values, as numpy.histogram computes it: bins half-open [a, b) but the last, closed; values outside the edges not counted; counts are summed weights (pixel counts unless `pixels` is fractional). Answered as `histogram: {edges, counts}`.',
+        },
+      ),
+    ),
+    categorical: Type.Optional(
+      Type.Boolean({
+        description:
+          'Treat each band as classes: answer `classes`, per distinct value its `count` (summed weights), `fraction` of the counted pixels and `area_m2` (ground area of its counted pixels, weighted by coverage with fractional pixels), and its `name` when a STAC asset\'s classification:classes gives one. At most 10,000 classes.',
+      }),
+    ),
     approx_stats: Type.Optional(
       Type.Boolean({ description: 'Read the coarsest overview that still gives ≥ 1,000,000 AOI pixels, skipping the area and pixel limits. Default false.' }),
     ),

@@ -1,11 +1,20 @@
 /** Response schemas (CONTRACT §4, §6). */
 import { Type, type Static } from '@sinclair/typebox';
 
+const HistogramValue = Type.Object({ edges: Type.Array(Type.Number()), counts: Type.Array(Type.Number()) }, { title: 'Histogram' });
+const ClassesValue = Type.Record(
+  Type.String(),
+  Type.Object({ count: Type.Number(), fraction: Type.Number(), area_m2: Type.Number(), name: Type.Optional(Type.String()) }),
+  { title: 'Classes' },
+);
+
 const StatValue = Type.Union([
   Type.Number(),
   Type.Null(),
   Type.Array(Type.Number()),
+  HistogramValue,
   Type.Record(Type.String(), Type.Number()),
+  ClassesValue,
 ]);
 
 export const BandStatsSchema = Type.Object(

@@ -150,13 +150,34 @@ export interface BandOverride {
   nodata?: number;
   scale?: number;
   offset?: number;
+  /** Class names by value (STAC classification extension, `classification:classes`). */
+  classes?: Map<number, string>;
 }
 
+/** `classification:classes` [{value, name, description?}] → value → name (entries without both skipped). */
+function classNames(raw: unknown): Map<number, string> | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  const out = new Map<number, string>();
+  for (const c of raw) {
+    if (c && typeof c === 'object' && typeof (c as Record<string, unknown>)['value'] === 'number' && typeof (c as Record<string, unknown>)['name'] === 'string') {
+      out.set((c as Record<string, unknown>)['value'] as number, (c as Record<string, unknown>)['name'] as string);
+    }
+  }
+  return out.size > 0 ? out : undefined;
+}
+
+/**
+ * Per band (index 0 = band 1): raster:bands nodata, scale and offset, and classification:classes (a
+ * band's own, else the asset's, which then names the classes of every band).
+ */
 export function rasterBandsOf(asset: StacAsset): BandOverride[] {
   const bands = asset['raster:bands'];
-  if (!Array.isArray(bands)) return [];
+  const assetClasses = classNames(asset['classification:classes']);
+  if (!Array.isArray(bands)) return assetClasses ? [{ classes: assetClasses }] : [];
   return bands.map((b: unknown) => {
     const o: BandOverride = {};
+    const own = b && typeof b === 'object' ? classNames((b as Record<string, unknown>)['classification:classes']) : undefined;
+    if (own ?? assetClasses) o.classes = (own ?? assetClasses) as Map<number, string>;
     if (b && typeof b === 'object') {
       const r = b as Record<string, unknown>;
       const nodata = r['nodata'];

@@ -37,6 +37,8 @@ export interface AccumulatorOptions {
   readonly countItems?: boolean;
   /** Expected number of values, to size the value buffer once (only used when values are kept). */
   readonly capacityHint?: number;
+  /** Keep the values even when no statistic of `names` needs them (a histogram, per-class counts). */
+  readonly keepValues?: boolean;
 }
 
 /** Context the accumulator cannot know. */
@@ -74,6 +76,8 @@ export interface AccumulatorSnapshot {
   /** Kept values of other weights, with their weights at the same index. */
   readonly pairValues: Float64Array;
   readonly pairWeights: Float64Array;
+  /** Values kept though no statistic of `names` needs them (AccumulatorOptions.keepValues). */
+  readonly keep?: boolean;
 }
 
 export interface StatsAccumulator {
@@ -96,6 +100,11 @@ export interface StatsAccumulator {
    * more than 10,000 distinct values. The caller adds aoi_area and data_area.
    */
   result(context?: ResultContext): StatsResult;
+  /**
+   * Visits the distinct kept values in ascending order with their total weight (their count in unweighted
+   * mode); stops when `visit` returns false. Nothing when values are not kept.
+   */
+  walkValues(visit: (value: number, weight: number) => boolean): void;
 }
 
 /** A finite number with -0 folded to 0, or null. */
@@ -133,13 +142,16 @@ class Accumulator implements StatsAccumulator {
   /** The kept values (empty unless a statistic needs them). */
   private readonly values: Frequencies;
 
-  constructor(names: readonly StatName[], weighted: boolean, countItems: boolean, capacity: number) {
+  private readonly keepAnyway: boolean;
+
+  constructor(names: readonly StatName[], weighted: boolean, countItems: boolean, capacity: number, keep = false) {
     this.names = names;
     this.weighted = weighted;
     this.countItems = countItems;
     const needs = needsOf(names);
     this.needMoments = needs.moments;
-    this.keepValues = needs.values;
+    this.keepAnyway = keep;
+    this.keepValues = needs.values || keep;
     this.values = new Frequencies(this.keepValues ? Math.max(0, Math.floor(capacity)) : 0);
   }
 
@@ -216,12 +228,17 @@ class Accumulator implements StatsAccumulator {
       unitValues: this.values.unitView(),
       pairValues: this.values.pairValuesView(),
       pairWeights: this.values.pairWeightsView(),
+      keep: this.keepAnyway,
     };
+  }
+
+  walkValues(visit: (value: number, weight: number) => boolean): void {
+    if (this.keepValues) this.values.walkRuns(visit);
   }
 
   /** @internal Folds a compatible state into this one (Chan et al.'s parallel formula for the moments). */
   mergeState(o: AccumulatorSnapshot): void {
-    if (o.weighted !== this.weighted || o.countItems !== this.countItems || o.names.join() !== this.names.join()) {
+    if (o.weighted !== this.weighted || o.countItems !== this.countItems || o.names.join() !== this.names.join() || (o.keep ?? false) !== this.keepAnyway) {
       throw new TypeError('merge: accumulators were created with different options');
     }
     const wa = this.wSum + this.wComp;
@@ -340,7 +357,7 @@ function addPair(s1: number, c1: number, s2: number, c2: number): [number, numbe
  * needs them (`needsOf(names).values`). See {@link AccumulatorOptions} for the weighted and vector modes.
  */
 export function createAccumulator(options: AccumulatorOptions): StatsAccumulator {
-  return new Accumulator(options.names, options.weighted, options.countItems ?? false, options.capacityHint ?? 0);
+  return new Accumulator(options.names, options.weighted, options.countItems ?? false, options.capacityHint ?? 0, options.keepValues ?? false);
 }
 
 /**
@@ -358,7 +375,7 @@ export function restoreAccumulator(snapshot: AccumulatorSnapshot): StatsAccumula
   ) {
     throw new TypeError('restoreAccumulator: not an accumulator snapshot');
   }
-  const acc = new Accumulator(s.names, s.weighted, s.countItems, 0);
+  const acc = new Accumulator(s.names, s.weighted, s.countItems, 0, s.keep ?? false);
   acc.mergeState({ ...s, unitValues: EMPTY, pairValues: EMPTY, pairWeights: EMPTY });
   acc.adopt(s.unitValues, s.pairValues, s.pairWeights);
   return acc;

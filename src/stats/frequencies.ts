@@ -146,7 +146,7 @@ export class Frequencies {
    * Visits the distinct kept values in ascending order with their total (weighted) frequency, merging the
    * unit and pair buffers; stops when `visit` returns false. Sums within a run are in canonical order.
    */
-  private walkRuns(visit: (value: number, weight: number) => boolean): void {
+  walkRuns(visit: (value: number, weight: number) => boolean): void {
     this.sortBuffers();
     const u = this.unit;
     const pv = this.pairV;

@@ -50,6 +50,10 @@ export interface FoldTask {
   /** The level's grid and CRS, for data_area (a bare point zone has none: its data_area is 0 by contract). */
   area: PixelAreaSpec;
   names: StatName[];
+  /** Keep every value though no statistic needs them (a histogram, categorical). */
+  keepValues: boolean;
+  /** Tally the ground area of each distinct value (categorical). */
+  categorical: boolean;
   /** Return newly decoded planes (on SharedArrayBuffers) for the process-wide decoded-tile cache. */
   keepDecoded: boolean;
 }
@@ -60,7 +64,15 @@ export interface FoldPartial {
   zone: number;
   /** Position of the block in FoldTask.blocks. */
   block: number;
-  bands: { acc: AccumulatorSnapshot; dataAreaM2: number }[];
+  bands: BandPartial[];
+}
+
+/** One band's partial: its accumulator, its data area and (categorical) each class's area. */
+export interface BandPartial {
+  acc: AccumulatorSnapshot;
+  dataAreaM2: number;
+  /** Distinct values and the summed weight × pixel area of each (categorical only). */
+  classAreas?: { values: number[]; areas: number[] };
 }
 
 export interface FoldResult {
@@ -86,14 +98,15 @@ function coverageFor(zone: FoldZone, win: PixelWindow, levelWidth: number, level
 }
 
 /** One zone's pixels of one decoded block into one accumulator per band. */
-function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Coverage): FoldPartial['bands'] {
+function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Coverage): BandPartial[] {
   const cw = cov.window;
   const areas = zone.selection.kind === 'point' ? null : pixelAreas(task.area, cw);
   const { valid, maskStride } = block;
   const { col0, row0 } = block.window;
   const fill = task.format.fill;
   return task.bands.map(({ nodata, scale, offset }, b) => {
-    const acc = createAccumulator({ names: task.names, weighted: zone.weighted });
+    const acc = createAccumulator({ names: task.names, weighted: zone.weighted, keepValues: task.keepValues });
+    const classes = task.categorical ? new Map<number, number>() : null;
     const samples = block.bands[b];
     const arr = samples?.values ?? undefined;
     const big = samples?.isBig ?? false;
@@ -117,11 +130,18 @@ function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Cove
           acc.addNodata(w);
           continue;
         }
-        acc.add(raw * scale + offset, w);
-        if (areas) area += w * (areas[r * cw.width + c] as number);
+        const value = raw * scale + offset;
+        acc.add(value, w);
+        if (areas) {
+          const a = w * (areas[r * cw.width + c] as number);
+          area += a;
+          if (classes) classes.set(value, (classes.get(value) ?? 0) + a);
+        } else if (classes && !classes.has(value)) classes.set(value, 0);
       }
     }
-    return { acc: acc.snapshot(), dataAreaM2: area };
+    const partial: BandPartial = { acc: acc.snapshot(), dataAreaM2: area };
+    if (classes) partial.classAreas = { values: [...classes.keys()], areas: [...classes.values()] };
+    return partial;
   });
 }
 
@@ -151,15 +171,21 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
   return { partials, decoded };
 }
 
-/** Merges partial results of several batches (order-independent). */
-export function mergePartials(options: { names: StatName[]; weighted: boolean; bandCount: number }, partials: readonly FoldPartial['bands'][]): { accs: StatsAccumulator[]; dataAreaM2: number[] } {
-  const accs = Array.from({ length: options.bandCount }, () => createAccumulator({ names: options.names, weighted: options.weighted }));
+/** Merges a zone's partials (in the order given: block order, for the same bits every time). */
+export function mergePartials(
+  options: { names: StatName[]; weighted: boolean; bandCount: number; keepValues: boolean },
+  partials: readonly BandPartial[][],
+): { accs: StatsAccumulator[]; dataAreaM2: number[]; classAreas: Map<number, number>[] } {
+  const accs = Array.from({ length: options.bandCount }, () => createAccumulator({ names: options.names, weighted: options.weighted, keepValues: options.keepValues }));
   const dataAreaM2 = accs.map(() => 0);
+  const classAreas = accs.map(() => new Map<number, number>());
   for (const bands of partials) {
     bands.forEach((band, b) => {
       (accs[b] as StatsAccumulator).merge(restoreAccumulator(band.acc));
       dataAreaM2[b] = (dataAreaM2[b] as number) + band.dataAreaM2;
+      const into = classAreas[b] as Map<number, number>;
+      band.classAreas?.values.forEach((v, k) => into.set(v, (into.get(v) ?? 0) + (band.classAreas?.areas[k] as number)));
     });
   }
-  return { accs, dataAreaM2 };
+  return { accs, dataAreaM2, classAreas };
 }

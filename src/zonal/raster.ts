@@ -25,6 +25,7 @@ import { effectiveNodata } from '../raster/pixels.ts';
 import { mergePartials, type FoldBand, type FoldPartial, type FoldResult, type FoldTask, type FoldZone } from './fold.ts';
 import type { PixelRule } from '../coverage/coverage.ts';
 import { bandStats } from './respond.ts';
+import { classesOf, histogramOf, type HistogramSpec } from '../stats/histogram.ts';
 import type { FoldRunner } from '../workers/pool.ts';
 import type { BandOverride } from '../stac/item.ts';
 
@@ -118,6 +119,23 @@ export interface RasterContext {
   readonly approx: boolean;
   readonly deps: RasterDeps;
   readonly formats: Map<number, BlockFormat>;
+  readonly histogram: HistogramSpec | null;
+  readonly categorical: boolean;
+  /** Per requested band, its class names (STAC classification:classes), if any. */
+  readonly classNames: (Map<number, string> | undefined)[];
+}
+
+/** The request's histogram, checked in the user's words (the schema checks the types). */
+function parseHistogram(h: RasterRequest['histogram']): HistogramSpec | null {
+  if (h === undefined) return null;
+  const fail = (detail: string): ZonalError => new ZonalError('validation_failed', detail, { errors: [{ path: '/histogram', message: detail }] });
+  if (Array.isArray(h.bins)) {
+    if (h.range !== undefined) throw fail('Give the histogram either bin edges or a number of bins with a "range", not both.');
+    for (let i = 1; i < h.bins.length; i++) if (!((h.bins[i] as number) > (h.bins[i - 1] as number))) throw fail('The histogram\'s bin edges must increase strictly.');
+    return { bins: h.bins };
+  }
+  if (h.range !== undefined && !(h.range[0] < h.range[1])) throw fail('The histogram\'s "range" must be [low, high] with low below high.');
+  return h.range === undefined ? { bins: h.bins } : { bins: h.bins, range: h.range };
 }
 
 /** A zone ready to read: its plan, or the problem that is its answer. */
@@ -127,6 +145,7 @@ export type PlannedZone = { plan: ZonePlan; aoiAreaM2: number; isArea: boolean }
 export async function openRasterContext(req: Omit<RasterRequest, 'aoi'>, deps: RasterDeps): Promise<RasterContext> {
   const names = parseStatNames(req.stats ?? DEFAULT_STATS, 'raster');
   const bands = uniqueBands(req.bands);
+  parseHistogram(req.histogram);
   const source = await deps.openSource(req.url);
   const reader = await openRaster(source, deps.signal);
   const { info } = reader;
@@ -138,8 +157,21 @@ export async function openRasterContext(req: Omit<RasterRequest, 'aoi'>, deps: R
       { band_count: info.bandCount },
     );
   }
+  const histogram = parseHistogram(req.histogram);
   // CONTRACT §5 and issue 5: a bare point always takes its containing pixel, whatever `pixels` says.
-  return { reader, bands, foldBands: bandsFor(reader, bands, deps.bandDefaults ?? []), names, rule: req.pixels ?? 'center', approx: req.approx_stats === true, deps, formats: new Map() };
+  return {
+    reader,
+    bands,
+    foldBands: bandsFor(reader, bands, deps.bandDefaults ?? []),
+    names,
+    rule: req.pixels ?? 'center',
+    approx: req.approx_stats === true,
+    deps,
+    formats: new Map(),
+    histogram,
+    categorical: req.categorical === true,
+    classNames: bands.map((b) => deps.bandDefaults?.[b - 1]?.classes),
+  };
 }
 
 /** One zone's plan; a problem of the zone (geometry, area, pixels) throws its ZonalError. */
@@ -195,6 +227,11 @@ export async function* rasterZonesStats(req: Omit<RasterRequest, 'aoi'>, geometr
   yield* foldZones(ctx, planned);
 }
 
+/** Whether every value is kept though no statistic needs it (a histogram, categorical). */
+function keepsAll(ctx: RasterContext): boolean {
+  return ctx.histogram !== null || ctx.categorical;
+}
+
 /** Bytes a zone's partial statistics may take until it is complete (see PASS_STATE_BYTES). */
 function stateBytes(zone: PlannedZone, keepsValues: boolean): number {
   if ('error' in zone) return 0;
@@ -214,7 +251,7 @@ interface Unit {
  * complete (and are handed out) about in input order; a zone is answered when its last block is in.
  */
 export async function* foldZones(ctx: RasterContext, zones: readonly PlannedZone[]): AsyncGenerator<{ statistics: StatsResponse } | { error: unknown }> {
-  const keepsValues = needsOf(ctx.names).values;
+  const keepsValues = needsOf(ctx.names).values || keepsAll(ctx);
   for (let start = 0; start < zones.length; ) {
     let end = start;
     let bytes = 0;
@@ -270,12 +307,21 @@ async function* foldPass(ctx: RasterContext, zones: readonly PlannedZone[]): Asy
     const own = (partials[pos] as { block: number; bands: FoldPartial['bands'] }[]).sort((a, b) => a.block - b.block);
     partials[pos] = [];
     const weighted = weightedOf(z);
-    const { accs, dataAreaM2 } = mergePartials({ names: ctx.names, weighted, bandCount: ctx.bands.length }, own.map((p) => p.bands));
-    const statistics: StatsResponse = {};
-    ctx.bands.forEach((b, k) => {
-      statistics[`band_${b}`] = bandStats(accs[k] as (typeof accs)[number], z.aoiAreaM2, z.isArea ? (dataAreaM2[k] ?? 0) : 0);
-    });
-    done[pos] = { statistics };
+    try {
+      const { accs, dataAreaM2, classAreas } = mergePartials({ names: ctx.names, weighted, bandCount: ctx.bands.length, keepValues: keepsAll(ctx) }, own.map((p) => p.bands));
+      const statistics: StatsResponse = {};
+      ctx.bands.forEach((b, k) => {
+        const acc = accs[k] as (typeof accs)[number];
+        const extra: Record<string, unknown> = {};
+        if (ctx.histogram) extra['histogram'] = histogramOf(ctx.histogram, acc);
+        if (ctx.categorical) extra['classes'] = classesOf(acc, classAreas[k] as Map<number, number>, ctx.classNames[k]);
+        statistics[`band_${b}`] = { ...bandStats(acc, z.aoiAreaM2, z.isArea ? (dataAreaM2[k] ?? 0) : 0), ...extra };
+      });
+      done[pos] = { statistics };
+    } catch (e) {
+      // A statistic that failed (too many classes) is this zone's problem.
+      done[pos] = { error: e };
+    }
   };
   zones.forEach((z, pos) => {
     if ('error' in z || remaining[pos] === 0) finish(pos);
@@ -358,6 +404,8 @@ async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], run: U
     bands: ctx.foldBands,
     area: { grid: level.grid, proj4: info.crs.proj4, isGeographic: info.crs.isGeographic },
     names: ctx.names,
+    keepValues: keepsAll(ctx),
+    categorical: ctx.categorical,
     // Only single-zone requests add to the cache: a request over many zones decodes each block once, and
     // would push out the tiles that repeated small requests reuse.
     keepDecoded: cacheBytes > 0 && zones.length === 1,

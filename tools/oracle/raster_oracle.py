@@ -418,6 +418,24 @@ def run_case(req):
             data_area = float(np.sum(pixel_areas(gt, to_lonlat, cols.astype(float), rows.astype(float))))
         out["aoi_area"] = num(aoi_area)
         out["data_area"] = num(data_area)
+        if "histogram" in body:
+            # numpy.histogram itself: an empty selection spans (0, 1) as numpy does.
+            h = body["histogram"]
+            rng = tuple(h["range"]) if "range" in h else None
+            counts, edges = np.histogram(vals, bins=h["bins"], range=rng)
+            out["histogram"] = {"edges": [num(e) for e in edges], "counts": [int(c) for c in counts]}
+        if body.get("categorical"):
+            # Per class: pixel count, fraction of the counted pixels, and ground area of its pixels.
+            classes = {}
+            if len(vals):
+                areas = np.zeros(0) if kind == "point" else pixel_areas(gt, to_lonlat, cols.astype(float), rows.astype(float))
+                u, counts = np.unique(vals, return_counts=True)
+                for v, c in zip(u, counts):
+                    a = 0.0 if kind == "point" else float(np.sum(areas[vals == v]))
+                    classes[js_string(v)] = {"count": int(c), "fraction": num(c / len(vals)), "area_m2": num(a)}
+            out["classes"] = classes
+            tolerance["classes"] = 1e-6
+            reasons["classes"] = "area_m2 as data_area (pixel ground areas)"
         response["band_%d" % b] = out
     ordered_tol = {"default": tolerance.pop("default")}
     ordered_tol.update(tolerance)
