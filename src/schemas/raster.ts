@@ -21,6 +21,27 @@ export const RasterRequestSchema = Type.Object(
           'Pixel selection for polygons and circles: center (default; a pixel counts when its centre is inside), all_touched (every pixel the AOI touches, weight 1), fractional (each pixel weighted by the exact fraction of its area inside the AOI). A bare point ignores it.',
       }),
     ),
+    expression: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1000,
+        description:
+          'Band math answered instead of the bands, under the key `expression`: the bands are b1, b2, …; numbers, + - * / % **, parentheses, comparisons (1 or 0) and abs, sqrt, exp, log, log10, floor, ceil, round, pow, min, max. Scale/offset apply first; a pixel invalid in any band it reads, or whose result is not finite (a division by zero), counts as nodata. Example: (b4 - b3) / (b4 + b3).',
+      }),
+    ),
+    mask: Type.Optional(
+      Type.Object(
+        {
+          band: Type.Integer({ minimum: 1, maximum: 65535, description: 'The classification band (1-based).' }),
+          include: Type.Optional(Type.Array(Type.Number(), { minItems: 1, maxItems: 1000, description: 'Keep only pixels of these classes (a nodata class is dropped).' })),
+          exclude: Type.Optional(Type.Array(Type.Number(), { minItems: 1, maxItems: 1000, description: 'Drop pixels of these classes (a nodata class is kept).' })),
+        },
+        {
+          additionalProperties: false,
+          description: 'Drop pixels by class (raw values of a classification band of the same file) before any statistic; each answer counts what the mask removed in `masked` (summed weights).',
+        },
+      ),
+    ),
     histogram: Type.Optional(
       Type.Object(
         {

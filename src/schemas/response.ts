@@ -25,9 +25,9 @@ export const BandStatsSchema = Type.Object(
   { additionalProperties: StatValue, title: 'BandStats' },
 );
 
-export const StatsResponseSchema = Type.Record(Type.String({ pattern: '^band_[0-9]+$' }), BandStatsSchema, {
+export const StatsResponseSchema = Type.Record(Type.String({ pattern: '^(band_[0-9]+|expression)$' }), BandStatsSchema, {
   title: 'StatsResponse',
-  description: 'One key per band (band_1, band_2, … in the order asked), each with the requested statistics.',
+  description: 'One key per band (band_1, band_2, … in the order asked), or `expression` for band math, each with the requested statistics.',
 });
 export const VectorResponseSchema = Type.Record(Type.String(), BandStatsSchema, {
   title: 'VectorStatsResponse',

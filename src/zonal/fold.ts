@@ -4,7 +4,7 @@
  * partial accumulator per zone and block (exactextract's mergeable partials). Runs in a worker thread
  * (src/workers/fold-worker.ts) or inline; its input and output are plain cloneable data.
  */
-import { decodeBlock, type DecodedPlane, type BlockFormat, type DecodedBlock, type EncodedBlock } from '../raster/decode.ts';
+import { decodeBlock, type BandSamples, type DecodedPlane, type BlockFormat, type DecodedBlock, type EncodedBlock } from '../raster/decode.ts';
 import { intersectWindows, type PixelWindow } from '../raster/grid.ts';
 import { pixelAreas, type PixelAreaSpec } from '../raster/pixel-area.ts';
 import type { Selection } from '../raster/plan.ts';
@@ -15,6 +15,7 @@ import { fractionalCoverage } from '../coverage/fractional.ts';
 import type { Coverage } from '../coverage/coverage.ts';
 import { createAccumulator, restoreAccumulator, type AccumulatorSnapshot, type StatsAccumulator } from '../stats/accumulator.ts';
 import type { StatName } from '../stats/names.ts';
+import { compileExpression } from '../stats/expression.ts';
 
 export type { Selection };
 
@@ -54,6 +55,11 @@ export interface FoldTask {
   keepValues: boolean;
   /** Tally the ground area of each distinct value (categorical). */
   categorical: boolean;
+  /**
+   * Band math and class masks (issue 11); null: each band answered on its own, every band of `bands` an
+   * output. With a program the outputs are `program.outputs` (band indexes), or the one expression.
+   */
+  program: FoldProgram | null;
   /** Return newly decoded planes (on SharedArrayBuffers) for the process-wide decoded-tile cache. */
   keepDecoded: boolean;
 }
@@ -67,10 +73,22 @@ export interface FoldPartial {
   bands: BandPartial[];
 }
 
+/** Band math and a class mask over the decoded bands of a task. */
+export interface FoldProgram {
+  /** An expression over `names` (one per band of FoldTask.bands, in order), or null. */
+  expression: { text: string; names: string[] } | null;
+  /** Without an expression: the bands answered (indexes into FoldTask.bands). */
+  outputs: number[];
+  /** Pixels whose class (raw value of band `band`) is not in `include`, or is in `exclude`, are masked. */
+  mask: { band: number; include: number[] | null; exclude: number[] | null } | null;
+}
+
 /** One band's partial: its accumulator, its data area and (categorical) each class's area. */
 export interface BandPartial {
   acc: AccumulatorSnapshot;
   dataAreaM2: number;
+  /** Summed weight of the pixels the class mask removed. */
+  masked?: number;
   /** Distinct values and the summed weight × pixel area of each (categorical only). */
   classAreas?: { values: number[]; areas: number[] };
 }
@@ -145,6 +163,87 @@ function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Cove
   });
 }
 
+/** The raw sample of band `b` at block row `tr`, column `tc` (the fill value in a sparse block). */
+function rawAt(block: DecodedBlock, b: number, tr: number, tc: number, fill: number): number {
+  const s = block.bands[b] as BandSamples;
+  if (s.values === null) return fill;
+  const v = s.values[tr * s.rowStride + tc * s.step + s.offset] as number | bigint;
+  return typeof v === 'bigint' ? Number(v) : v;
+}
+
+/**
+ * One zone's pixels of one block through a program: masked pixels (by class) counted apart, then each
+ * output is a band's value or the expression over every input band; a pixel invalid in any input (nodata,
+ * NaN, the file's mask) or whose expression is not finite (a division by zero) counts as nodata.
+ */
+function foldProgram(task: FoldTask, program: FoldProgram, zone: FoldZone, block: DecodedBlock, cov: Coverage): BandPartial[] {
+  const cw = cov.window;
+  const areas = zone.selection.kind === 'point' ? null : pixelAreas(task.area, cw);
+  const { valid, maskStride } = block;
+  const { col0, row0 } = block.window;
+  const fill = task.format.fill;
+  const evaluate = program.expression ? compileExpression(program.expression.text, program.expression.names) : null;
+  const outputs = evaluate ? [-1] : program.outputs;
+  const accs = outputs.map(() => createAccumulator({ names: task.names, weighted: zone.weighted, keepValues: task.keepValues }));
+  const classes = outputs.map(() => (task.categorical ? new Map<number, number>() : null));
+  const dataArea = outputs.map(() => 0);
+  let masked = 0;
+  const include = program.mask?.include ? new Set(program.mask.include) : null;
+  const exclude = program.mask?.exclude ? new Set(program.mask.exclude) : null;
+  const inputs = new Float64Array(task.bands.length);
+  const ok = new Uint8Array(task.bands.length);
+  for (let r = 0; r < cw.height; r++) {
+    const tr = cw.row0 + r - row0;
+    for (let c = 0; c < cw.width; c++) {
+      const w = cov.weights[r * cw.width + c] as number;
+      if (w <= 0) continue;
+      const tc = cw.col0 + c - col0;
+      const fileValid = !valid || valid[tr * maskStride + tc] !== 0;
+      if (program.mask) {
+        const m = program.mask.band;
+        const cls = rawAt(block, m, tr, tc, fill);
+        const clsValid = fileValid && cls === cls && cls !== (task.bands[m] as FoldBand).nodata;
+        if ((include && !(clsValid && include.has(cls))) || (exclude && clsValid && exclude.has(cls))) {
+          masked += w;
+          continue;
+        }
+      }
+      for (let b = 0; b < task.bands.length; b++) {
+        const band = task.bands[b] as FoldBand;
+        const raw = rawAt(block, b, tr, tc, fill);
+        const good = fileValid && raw === raw && raw !== band.nodata;
+        ok[b] = good ? 1 : 0;
+        inputs[b] = good ? raw * band.scale + band.offset : Number.NaN;
+      }
+      const a = areas ? w * (areas[r * cw.width + c] as number) : 0;
+      for (let o = 0; o < outputs.length; o++) {
+        const acc = accs[o] as StatsAccumulator;
+        let value: number;
+        if (evaluate) {
+          value = ok.includes(0) ? Number.NaN : evaluate(inputs);
+        } else {
+          const b = outputs[o] as number;
+          value = ok[b] ? (inputs[b] as number) : Number.NaN;
+        }
+        if (!Number.isFinite(value)) {
+          acc.addNodata(w);
+          continue;
+        }
+        acc.add(value, w);
+        dataArea[o] = (dataArea[o] as number) + a;
+        const cl = classes[o];
+        if (cl) cl.set(value, (cl.get(value) ?? 0) + a);
+      }
+    }
+  }
+  return accs.map((acc, o) => {
+    const partial: BandPartial = { acc: acc.snapshot(), dataAreaM2: dataArea[o] as number, masked };
+    const cl = classes[o];
+    if (cl) partial.classAreas = { values: [...cl.keys()], areas: [...cl.values()] };
+    return partial;
+  });
+}
+
 /** Decodes each block of a task once and folds every zone that needs it: one partial per zone and block. */
 export async function foldTiles(task: FoldTask): Promise<FoldResult> {
   const partials: FoldPartial[] = [];
@@ -165,7 +264,7 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
         block = await decodeBlock(task.format, encoded, task.keepDecoded);
         decoded.push(...block.fresh);
       }
-      partials.push({ zone: z, block: k, bands: foldZone(task, zone, block, cov) });
+      partials.push({ zone: z, block: k, bands: task.program ? foldProgram(task, task.program, zone, block, cov) : foldZone(task, zone, block, cov) });
     }
   }
   return { partials, decoded };
@@ -175,17 +274,19 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
 export function mergePartials(
   options: { names: StatName[]; weighted: boolean; bandCount: number; keepValues: boolean },
   partials: readonly BandPartial[][],
-): { accs: StatsAccumulator[]; dataAreaM2: number[]; classAreas: Map<number, number>[] } {
+): { accs: StatsAccumulator[]; dataAreaM2: number[]; classAreas: Map<number, number>[]; masked: number[] } {
   const accs = Array.from({ length: options.bandCount }, () => createAccumulator({ names: options.names, weighted: options.weighted, keepValues: options.keepValues }));
   const dataAreaM2 = accs.map(() => 0);
   const classAreas = accs.map(() => new Map<number, number>());
+  const masked = accs.map(() => 0);
   for (const bands of partials) {
     bands.forEach((band, b) => {
+      masked[b] = (masked[b] as number) + (band.masked ?? 0);
       (accs[b] as StatsAccumulator).merge(restoreAccumulator(band.acc));
       dataAreaM2[b] = (dataAreaM2[b] as number) + band.dataAreaM2;
       const into = classAreas[b] as Map<number, number>;
       band.classAreas?.values.forEach((v, k) => into.set(v, (into.get(v) ?? 0) + (band.classAreas?.areas[k] as number)));
     });
   }
-  return { accs, dataAreaM2, classAreas };
+  return { accs, dataAreaM2, classAreas, masked };
 }

@@ -22,7 +22,8 @@ import { pixelSize, toWorld, type Grid } from '../raster/grid.ts';
 import { planZone, type AoiInCrs, type ZonePlan } from '../raster/plan.ts';
 import { decodedTiles, type BlockFormat } from '../raster/decode.ts';
 import { effectiveNodata } from '../raster/pixels.ts';
-import { mergePartials, type FoldBand, type FoldPartial, type FoldResult, type FoldTask, type FoldZone } from './fold.ts';
+import { mergePartials, type FoldBand, type FoldPartial, type FoldProgram, type FoldResult, type FoldTask, type FoldZone } from './fold.ts';
+import { expressionInputs } from '../stats/expression.ts';
 import type { PixelRule } from '../coverage/coverage.ts';
 import { bandStats } from './respond.ts';
 import { classesOf, histogramOf, type HistogramSpec } from '../stats/histogram.ts';
@@ -121,8 +122,12 @@ export interface RasterContext {
   readonly formats: Map<number, BlockFormat>;
   readonly histogram: HistogramSpec | null;
   readonly categorical: boolean;
-  /** Per requested band, its class names (STAC classification:classes), if any. */
-  readonly classNames: (Map<number, string> | undefined)[];
+  /** Band math and a class mask, or null (each band on its own). */
+  readonly program: FoldProgram | null;
+  /** The answer's keys (band_<n> or expression) and their class names (STAC classification:classes). */
+  readonly outputs: { key: string; classes: Map<number, string> | undefined }[];
+  /** Whether a class mask applies (each answer then says how much it removed: `masked`). */
+  readonly masked: boolean;
 }
 
 /** The request's histogram, checked in the user's words (the schema checks the types). */
@@ -141,23 +146,47 @@ function parseHistogram(h: RasterRequest['histogram']): HistogramSpec | null {
 /** A zone ready to read: its plan, or the problem that is its answer. */
 export type PlannedZone = { plan: ZonePlan; aoiAreaM2: number; isArea: boolean } | { error: unknown };
 
+/** The request's expression and mask, checked before any byte is read (bands are checked once the file is open). */
+function checkProgram(req: Omit<RasterRequest, 'aoi'>): void {
+  if (req.expression !== undefined && req.bands !== undefined) {
+    throw new ZonalError('validation_failed', 'Give either "bands" or an "expression" (which names its bands b1, b2, …), not both.', { errors: [{ path: '/bands', message: 'not with an expression' }] });
+  }
+  const m = req.mask;
+  if (m && (m.include === undefined) === (m.exclude === undefined)) {
+    throw new ZonalError('validation_failed', 'A mask lists the classes to keep ("include") or to drop ("exclude"): give exactly one of them.', { errors: [{ path: '/mask', message: 'include or exclude' }] });
+  }
+}
+
 /** Opens the raster once for every zone of a request; the request's own problems (source, bands) throw. */
 export async function openRasterContext(req: Omit<RasterRequest, 'aoi'>, deps: RasterDeps): Promise<RasterContext> {
   const names = parseStatNames(req.stats ?? DEFAULT_STATS, 'raster');
-  const bands = uniqueBands(req.bands);
+  checkProgram(req);
   parseHistogram(req.histogram);
   const source = await deps.openSource(req.url);
   const reader = await openRaster(source, deps.signal);
   const { info } = reader;
-  const missing = bands.filter((b) => b > info.bandCount);
+  const allNames = Array.from({ length: info.bandCount }, (_, i) => `b${i + 1}`);
+  // The bands answered, or the bands the expression reads; then the mask's band if it is another.
+  const answered = req.expression !== undefined ? expressionInputs(req.expression, allNames).map((n) => Number(n.slice(1))) : uniqueBands(req.bands);
+  const missing = [...answered, ...(req.mask ? [req.mask.band] : [])].filter((b) => b > info.bandCount);
   if (missing.length > 0) {
     throw new ZonalError(
       'unknown_band',
-      `Band ${missing.join(', ')} does not exist: the raster has ${info.bandCount} band${info.bandCount === 1 ? '' : 's'}.`,
+      `Band ${[...new Set(missing)].join(', ')} does not exist: the raster has ${info.bandCount} band${info.bandCount === 1 ? '' : 's'}.`,
       { band_count: info.bandCount },
     );
   }
-  const histogram = parseHistogram(req.histogram);
+  const bands = req.mask && !answered.includes(req.mask.band) ? [...answered, req.mask.band] : answered;
+  const program: FoldProgram | null =
+    req.expression === undefined && !req.mask
+      ? null
+      : {
+          expression: req.expression === undefined ? null : { text: req.expression, names: bands.map((b) => `b${b}`) },
+          outputs: answered.map((_, k) => k),
+          mask: req.mask ? { band: bands.indexOf(req.mask.band), include: req.mask.include ?? null, exclude: req.mask.exclude ?? null } : null,
+        };
+  const outputs =
+    req.expression !== undefined ? [{ key: 'expression', classes: undefined }] : answered.map((b) => ({ key: `band_${b}`, classes: deps.bandDefaults?.[b - 1]?.classes }));
   // CONTRACT §5 and issue 5: a bare point always takes its containing pixel, whatever `pixels` says.
   return {
     reader,
@@ -168,9 +197,11 @@ export async function openRasterContext(req: Omit<RasterRequest, 'aoi'>, deps: R
     approx: req.approx_stats === true,
     deps,
     formats: new Map(),
-    histogram,
+    histogram: parseHistogram(req.histogram),
     categorical: req.categorical === true,
-    classNames: bands.map((b) => deps.bandDefaults?.[b - 1]?.classes),
+    program,
+    outputs,
+    masked: req.mask !== undefined,
   };
 }
 
@@ -308,14 +339,15 @@ async function* foldPass(ctx: RasterContext, zones: readonly PlannedZone[]): Asy
     partials[pos] = [];
     const weighted = weightedOf(z);
     try {
-      const { accs, dataAreaM2, classAreas } = mergePartials({ names: ctx.names, weighted, bandCount: ctx.bands.length, keepValues: keepsAll(ctx) }, own.map((p) => p.bands));
+      const { accs, dataAreaM2, classAreas, masked } = mergePartials({ names: ctx.names, weighted, bandCount: ctx.outputs.length, keepValues: keepsAll(ctx) }, own.map((p) => p.bands));
       const statistics: StatsResponse = {};
-      ctx.bands.forEach((b, k) => {
+      ctx.outputs.forEach(({ key, classes }, k) => {
         const acc = accs[k] as (typeof accs)[number];
         const extra: Record<string, unknown> = {};
+        if (ctx.masked) extra['masked'] = masked[k] ?? 0;
         if (ctx.histogram) extra['histogram'] = histogramOf(ctx.histogram, acc);
-        if (ctx.categorical) extra['classes'] = classesOf(acc, classAreas[k] as Map<number, number>, ctx.classNames[k]);
-        statistics[`band_${b}`] = { ...bandStats(acc, z.aoiAreaM2, z.isArea ? (dataAreaM2[k] ?? 0) : 0), ...extra };
+        if (ctx.categorical) extra['classes'] = classesOf(acc, classAreas[k] as Map<number, number>, classes);
+        statistics[key] = { ...bandStats(acc, z.aoiAreaM2, z.isArea ? (dataAreaM2[k] ?? 0) : 0), ...extra };
       });
       done[pos] = { statistics };
     } catch (e) {
@@ -406,6 +438,7 @@ async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], run: U
     names: ctx.names,
     keepValues: keepsAll(ctx),
     categorical: ctx.categorical,
+    program: ctx.program,
     // Only single-zone requests add to the cache: a request over many zones decodes each block once, and
     // would push out the tiles that repeated small requests reuse.
     keepDecoded: cacheBytes > 0 && zones.length === 1,
