@@ -32,6 +32,10 @@ export interface Config {
   revalidateSeconds: number;
   /** Zones (features of a FeatureCollection `aoi`) per request. */
   maxZones: number;
+  /** Most STAC Items one zones × time request may take (ZONAL_MAX_STAC_ITEMS). */
+  maxStacItems: number;
+  /** Most (zone, Item) rows of one request (ZONAL_MAX_ZONE_ITEMS). */
+  maxZoneItems: number;
   maxBodyBytes: number;
   /** Max bytes one request may read from its source. */
   maxSourceBytes: number;
@@ -92,6 +96,8 @@ export function loadConfig(env: Env = process.env): Config {
     maxFeatures: int(env, 'ZONAL_MAX_FEATURES', 1_000_000, 1),
     maxVertices: int(env, 'ZONAL_MAX_VERTICES', 100_000, 4),
     maxZones: int(env, 'ZONAL_MAX_ZONES', 10_000, 1),
+    maxStacItems: int(env, 'ZONAL_MAX_STAC_ITEMS', 1_000, 1),
+    maxZoneItems: int(env, 'ZONAL_MAX_ZONE_ITEMS', 100_000, 1),
     revalidateSeconds: int(env, 'ZONAL_REVALIDATE_SECONDS', 30, 0),
     tileCacheBytes: int(env, 'ZONAL_TILE_CACHE_BYTES', defaultTileCacheBytes(), 0),
     // Fits 10,000 zones of ~100 vertices each (a 5 MiB limit refused ~20,000-vertex inputs).

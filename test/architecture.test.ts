@@ -75,6 +75,7 @@ const ADAPTERS: Record<string, string> = {
   '@petamoriken/float16': 'raster/samples.ts',
   hyparquet: 'vector/reader.ts',
   flatbush: 'vector/select.ts',
+  jsep: 'stats/expression.ts',
   'hyparquet-compressors': 'vector/reader.ts',
   proj4: 'geometry/reproject.ts',
   'geotiff-geokeys-to-proj4': 'geometry/crs.ts',

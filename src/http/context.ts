@@ -7,6 +7,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ByteSource, ReadStats } from '../source/source.ts';
 import type { AppDeps } from './deps.ts';
+import { jsonClient } from '../source/resolve.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -54,5 +55,6 @@ export function useCaseDeps(deps: AppDeps, request: FastifyRequest) {
     runner: deps.runner,
     signal: request.abortSignal,
     openSource: (url: string): Promise<ByteSource> => deps.openSource(url, deps.config, { stats: request.readStats, signal: request.abortSignal }),
+    json: jsonClient(deps.config, request.readStats),
   };
 }

@@ -36,3 +36,49 @@ export const VectorStacRequestSchema = Type.Composite([Type.Omit(VectorRequestSc
   ],
 });
 export type VectorStacRequest = Static<typeof VectorStacRequestSchema>;
+
+export const RasterStacSearchRequestSchema = Type.Composite(
+  [
+    Type.Omit(RasterRequestSchema, ['url']),
+    Type.Object({
+      stac: Type.Object(
+        {
+          url: Type.String({ minLength: 1, maxLength: 4096, description: 'A STAC API (its landing page or its /search) or a static ItemCollection JSON (http or https).' }),
+          collections: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { minItems: 1, maxItems: 100 })),
+          datetime: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'RFC 3339 instant or interval: 2024-01-01T00:00:00Z, 2024-01-01/2024-12-31, ../2024-06-30.' })),
+          filter: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'A CQL2-JSON filter, passed to the API as is (not for a static ItemCollection).' })),
+          max_items: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'Take at most this many Items (in the order the API sends them; at most ZONAL_MAX_STAC_ITEMS).' })),
+        },
+        { additionalProperties: false, description: 'Where the Items come from; searched with the bbox of all the zones.' },
+      ),
+      asset: Asset,
+      time: Type.Optional(
+        Type.Object(
+          {
+            rule: Type.Union([Type.Literal('all'), Type.Literal('asof'), Type.Literal('nearest'), Type.Literal('window')], {
+              description: 'all (default): every Item; asof: the latest Item on or before the zone\'s date; nearest: the closest (a tie goes to the earlier); window: every Item within ± days.',
+            }),
+            date: Type.Optional(Type.String({ minLength: 10, maxLength: 40, description: 'The date of every zone (ISO 8601), unless `property` gives a zone its own.' })),
+            property: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'The zone property holding its date (ISO 8601).' })),
+            days: Type.Optional(Type.Number({ minimum: 0, maximum: 36_500, description: 'window: the half-width in days.' })),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    }),
+  ],
+  {
+    additionalProperties: false,
+    title: 'RasterStacSearchRequest',
+    examples: [
+      {
+        stac: { url: 'https://earth-search.aws.element84.com/v1', collections: ['sentinel-2-l2a'], datetime: '2024-01-01/2024-12-31', max_items: 50 },
+        asset: 'red',
+        aoi: { type: 'Point', coordinates: [-34.87, -8.0], radius: 500 },
+        stats: ['count', 'mean'],
+        time: { rule: 'all' },
+      },
+    ],
+  },
+);
+export type RasterStacSearchRequest = Static<typeof RasterStacSearchRequestSchema>;

@@ -211,8 +211,34 @@ export class HttpSource implements ByteSource {
     }
   }
 
-  /** GET with redirects followed; returns the first non-redirect response. */
-  async #follow(range: string, signal: AbortSignal): Promise<IncomingMessage> {
+  /**
+   * The bytes of a JSON document: GET (redirects followed) or POST of `body` (no redirect followed: a search's body
+   * must not be re-sent elsewhere), with the same address checks and deadline as every read, at most
+   * maxFullBodyBytes. A non-2xx answer is a SourceError as a read's would be. STAC API searches use it.
+   */
+  async json(init: { method: 'GET' | 'POST'; body?: unknown }, signal?: AbortSignal): Promise<Uint8Array> {
+    const deadline = startDeadline(this.#opts.timeoutMs, signal);
+    try {
+      const payload = init.method === 'POST' ? Buffer.from(JSON.stringify(init.body ?? {})) : undefined;
+      const res = payload === undefined ? await this.#follow(null, deadline.signal) : await request(this.url, await this.#pin(this.url, deadline.signal), null, deadline.signal, false, payload);
+      const status = res.statusCode ?? 0;
+      if (status < 200 || status > 299) {
+        res.destroy();
+        if (status === 404 || status === 410) throw new SourceError('not_found', `The server answered ${status} for ${this.url.href}.`, status);
+        throw new SourceError('upstream_failed', `The server answered ${status}.`, status);
+      }
+      const bytes = await readBody(res, undefined, this.#opts.maxFullBodyBytes, deadline.signal);
+      this.#fetched += bytes.byteLength;
+      return bytes;
+    } catch (e) {
+      throw deadline.failure(e, (x) => networkFailure(x));
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  /** GET with redirects followed (a ranged GET unless `range` is null); returns the first non-redirect response. */
+  async #follow(range: string | null, signal: AbortSignal): Promise<IncomingMessage> {
     let url = this.url;
     for (let hop = 0; ; hop++) {
       if (!checkProtocol(url, ['http', 'https'])) {
@@ -376,8 +402,11 @@ function changed(status: number): SourceError {
   return new SourceError('changed', 'The source changed while it was being read (its ETag or size differs); retry the request.', status);
 }
 
-/** One GET; a stale keep-alive socket (reset before any answer) is retried once on a fresh one. */
-function request(url: URL, pinned: Pinned | undefined, range: string, signal: AbortSignal, retried = false): Promise<IncomingMessage> {
+/**
+ * One GET (with a Range header unless `range` is null), or a POST of a JSON `payload`; a stale keep-alive
+ * socket (reset before any answer) is retried once on a fresh one.
+ */
+function request(url: URL, pinned: Pinned | undefined, range: string | null, signal: AbortSignal, retried = false, payload?: Buffer): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const lookup: LookupFunction | undefined = pinned === undefined
       ? undefined
@@ -386,10 +415,17 @@ function request(url: URL, pinned: Pinned | undefined, range: string, signal: Ab
           else cb(null, pinned.address, pinned.family);
         };
     const mod = url.protocol === 'https:' ? https : http;
+    const headers: Record<string, string> = { 'accept-encoding': 'identity', 'user-agent': 'zonal-stats-service' };
+    if (range !== null) headers['range'] = range;
+    if (payload !== undefined) {
+      headers['content-type'] = 'application/json';
+      headers['accept'] = 'application/geo+json, application/json';
+      headers['content-length'] = String(payload.byteLength);
+    }
     const req = mod.request(url, {
-      method: 'GET',
+      method: payload === undefined ? 'GET' : 'POST',
       agent: agents[url.protocol === 'https:' ? 'https:' : 'http:'],
-      headers: { range, 'accept-encoding': 'identity', 'user-agent': 'zonal-stats-service' },
+      headers,
       signal,
       ...(lookup === undefined ? {} : { lookup }),
     });
@@ -401,12 +437,12 @@ function request(url: URL, pinned: Pinned | undefined, range: string, signal: Ab
     req.on('error', (e) => {
       if (answered) return; // body errors are reported by the response stream
       if (!retried && req.reusedSocket && errorCode(e) === 'ECONNRESET' && !signal.aborted) {
-        request(url, pinned, range, signal, true).then(resolve, reject);
+        request(url, pinned, range, signal, true, payload).then(resolve, reject);
       } else {
         reject(e);
       }
     });
-    req.end();
+    req.end(payload);
   });
 }
 

@@ -54,6 +54,46 @@ export async function openSource(url: string, config: Config, opts: OpenSourceOp
   }
 }
 
+/** JSON over http(s) for STAC API searches: GET a document, or POST a search body. */
+export interface JsonClient {
+  json(url: string, init: { method: 'GET' | 'POST'; body?: unknown }, signal?: AbortSignal): Promise<unknown>;
+}
+
+/**
+ * A JsonClient under the same rules as every source: http(s) only, private addresses refused unless
+ * configured (DNS pinned at connect), the upstream timeout, and answers of at most 8 MiB. Each call counts
+ * one request into `stats` (its bytes are the answer's).
+ */
+export function jsonClient(config: Config, stats: ReadStats): JsonClient {
+  return {
+    async json(url, init, signal) {
+      let parsed: URL;
+      try {
+        parsed = new URL(url);
+      } catch {
+        throw new ZonalError('validation_failed', `The STAC URL "${url}" is not a valid absolute URL.`);
+      }
+      if (!checkProtocol(parsed, ['http', 'https'])) {
+        throw new ZonalError('unsupported_protocol', 'A STAC API or ItemCollection is read over http or https only.');
+      }
+      let bytes: Uint8Array;
+      try {
+        const source = (await dispatch(parsed, config, signal)) as HttpSource;
+        stats.requests += 1;
+        bytes = await source.json(init, signal);
+        stats.bytes += bytes.byteLength;
+      } catch (e) {
+        throw e instanceof SourceError ? toZonalError(e) : e;
+      }
+      try {
+        return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) as unknown;
+      } catch {
+        throw new ZonalError('invalid_source', `${parsed.href} does not answer JSON: it is neither a STAC API nor an ItemCollection.`);
+      }
+    },
+  };
+}
+
 async function dispatch(url: URL, config: Config, signal: AbortSignal | undefined): Promise<ByteSource> {
   switch (url.protocol) {
     case 'file:':

@@ -11,19 +11,27 @@ export interface ZoneLine {
   index: number;
   id: string | number | null;
   properties: Record<string, unknown> | null;
+  /** zones × time: the row's STAC Item (null: a zone's row without one). */
+  item_id?: string | null;
+  datetime?: string | null;
   statistics?: StatsResponse;
   error?: ZoneError;
 }
 
 /** The NDJSON line of a zone. */
 export function zoneLine(o: ZoneOutcome): ZoneLine {
-  const base = { index: o.zone.index, id: o.zone.id, properties: o.zone.properties };
+  const base: ZoneLine = { index: o.zone.index, id: o.zone.id, properties: o.zone.properties };
+  if (o.item !== undefined) {
+    base.item_id = o.item?.id ?? null;
+    base.datetime = o.item?.datetime ?? null;
+  }
   return o.error ? { ...base, error: o.error } : { ...base, statistics: o.statistics as StatsResponse };
 }
 
 /** The GeoJSON Feature of a zone: its properties plus `statistics` or `error`; its geometry only when asked. */
 export function zoneFeature(o: ZoneOutcome, includeGeometry: boolean): Record<string, unknown> {
-  const properties = { ...(o.zone.properties ?? {}), ...(o.error ? { error: o.error } : { statistics: o.statistics }) };
+  const item = o.item === undefined ? {} : { item_id: o.item?.id ?? null, datetime: o.item?.datetime ?? null };
+  const properties = { ...(o.zone.properties ?? {}), ...item, ...(o.error ? { error: o.error } : { statistics: o.statistics }) };
   return { type: 'Feature', id: o.zone.id, geometry: includeGeometry ? o.zone.geometry ?? null : null, properties };
 }
 
@@ -56,10 +64,12 @@ export function toCsv(outcomes: readonly ZoneOutcome[], keyName: 'band' | 'colum
       }
     }
   }
-  const header = ['index', 'id', ...props, keyName, ...stats, 'aoi_area', 'data_area', 'error_code', 'error_detail'];
+  // zones × time: each row's Item after the zone's own columns.
+  const items = outcomes.some((o) => o.item !== undefined);
+  const header = ['index', 'id', ...props, ...(items ? ['item_id', 'datetime'] : []), keyName, ...stats, 'aoi_area', 'data_area', 'error_code', 'error_detail'];
   const rows = [header.map(csvField).join(',')];
   for (const o of outcomes) {
-    const lead = [o.zone.index, o.zone.id, ...props.map((p) => o.zone.properties?.[p])];
+    const lead = [o.zone.index, o.zone.id, ...props.map((p) => o.zone.properties?.[p]), ...(items ? [o.item?.id, o.item?.datetime] : [])];
     if (o.error) {
       rows.push([...lead, '', ...stats.map(() => ''), '', '', o.error.code, o.error.detail].map(csvField).join(','));
       continue;

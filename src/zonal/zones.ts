@@ -25,12 +25,14 @@ export interface ZoneError {
 
 export interface ZoneOutcome {
   zone: Zone;
+  /** zones × time: the STAC Item of this row (its id and datetime); absent otherwise, null for a zone's row without an Item. */
+  item?: { id: string; datetime: string } | null;
   statistics?: StatsResponse;
   error?: ZoneError;
 }
 
 /** Codes that belong to one zone; any other error is the request's. */
-const ZONE_CODES = new Set(['invalid_geometry', 'too_many_vertices', 'aoi_too_large', 'too_many_pixels', 'too_many_features', 'too_many_unique_values', 'validation_failed']);
+const ZONE_CODES = new Set(['invalid_geometry', 'too_many_vertices', 'aoi_too_large', 'too_many_pixels', 'too_many_features', 'too_many_unique_values', 'validation_failed', 'no_items', 'no_date']);
 
 function withRadius(g: GeometryRequest, radius: number | undefined): GeometryRequest {
   return g.type === 'Point' && g.radius === undefined && radius !== undefined ? { ...g, radius } : g;
@@ -78,7 +80,7 @@ function whatToFix(path: string, message: string): string {
   return `has a member that GeoJSON does not allow (${path || 'the geometry'}).`;
 }
 
-function zoneError(e: unknown): ZoneError | null {
+export function zoneError(e: unknown): ZoneError | null {
   if (e instanceof ZonalError && ZONE_CODES.has(e.code)) return { status: e.status, code: e.code, detail: e.detail };
   return null;
 }

@@ -4,7 +4,8 @@ import { RasterRequestSchema } from '../../schemas/raster.ts';
 import { ProblemResponses, StatsResponseSchema } from '../../schemas/response.ts';
 import { rasterZonalStats, rasterZonesStats } from '../../zonal/raster.ts';
 import { rasterStacStats, rasterStacZonesStats } from '../../zonal/stac.ts';
-import { RasterStacRequestSchema } from '../../schemas/stac.ts';
+import { RasterStacRequestSchema, RasterStacSearchRequestSchema } from '../../schemas/stac.ts';
+import { stacSearchOutcomes } from '../../zonal/stac-search.ts';
 import type { AppDeps } from '../deps.ts';
 import { useCaseDeps } from '../context.ts';
 import { zoneGeometries, zoneOutcomes, zonesOf } from '../../zonal/zones.ts';
@@ -53,6 +54,26 @@ export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
       const zones = zonesOf(body.aoi, deps.config.maxZones);
       const { aoi: _aoi, ...rest } = body;
       const outcomes = zoneOutcomes(zones, rasterStacZonesStats(rest, zoneGeometries(zones, body.radius), useCaseDeps(deps, request)));
+      return replyZones(request, reply, outcomes, { includeGeometry: body.include_geometry === true, keyName: 'band' });
+    },
+  );
+
+  app.post(
+    '/api/v1/zonal-stats/raster/stac/search',
+    {
+      schema: {
+        tags: ['zonal-stats'],
+        summary: 'Zones × time: statistics of a raster asset of every STAC Item a search finds, per zone',
+        description:
+          '`stac` is a STAC API (landing page or /search: searched with the bbox of all the zones, `collections`, `datetime` and a CQL2-JSON `filter`, next pages followed) or a static ItemCollection. Each zone takes the Items its bbox meets that `time` picks (all, asof, nearest, window ± days; the zone\'s date from `time.property` or `time.date`), and each Item is answered as the raster/stac endpoint would, on its own grid. One row per zone and Item, zones in input order, each zone\'s rows by time, with `item_id` and `datetime`; JSON (a FeatureCollection), NDJSON or CSV by Accept.',
+        body: RasterStacSearchRequestSchema,
+        response: { ...ProblemResponses },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const zones = body.aoi.type === 'FeatureCollection' ? zonesOf(body.aoi, deps.config.maxZones) : [{ index: 0, id: body.aoi.type === 'Feature' ? (body.aoi.id ?? null) : null, properties: body.aoi.type === 'Feature' ? ((body.aoi.properties as Record<string, unknown> | null | undefined) ?? null) : null, geometry: body.aoi.type === 'Feature' ? body.aoi.geometry : body.aoi }];
+      const outcomes = stacSearchOutcomes(body, zones, useCaseDeps(deps, request));
       return replyZones(request, reply, outcomes, { includeGeometry: body.include_geometry === true, keyName: 'band' });
     },
   );
