@@ -8,7 +8,7 @@ import { ZonalError } from '../errors.ts';
 import type { MultiPolygonCoords } from '../geometry/types.ts';
 import type { PixelGeometry, PixelRule } from '../coverage/coverage.ts';
 import { centerCoverage } from '../coverage/center.ts';
-import { intersectWindows, toPixel, windowSize, type Grid, type PixelWindow } from './grid.ts';
+import { intersectWindows, toPixel, toWorld, windowSize, type Grid, type PixelWindow } from './grid.ts';
 import { chooseLevel, tilesTouched, toPixelGeometry, windowOf, type TileLayout } from './window.ts';
 
 /** The AOI in the raster's CRS: a point, or polygons (already wrapped onto a lon/lat grid's extent). */
@@ -138,4 +138,34 @@ export function planZone(levels: readonly PlanLevel[], aoi: AoiInCrs, rule: Pixe
     );
   }
   return { level: level.index, selection: placed.selection, window: placed.window, pixels: placed.pixels, blocks: blocksNeeded(level, placed) };
+}
+
+/** The pixel of grid `other` that holds the centre of pixel (col, row) of `grid` (nearest neighbour, as GDAL). */
+export function cellUnder(grid: Grid, other: Grid, col: number, row: number): [number, number] {
+  const [x, y] = toWorld(grid, col + 0.5, row + 0.5);
+  const [c, r] = toPixel(other, x, y);
+  return [Math.floor(c), Math.floor(r)];
+}
+
+/**
+ * The blocks of `other` (a level of a raster in the same CRS, north-up like `grid`) that hold the centres of
+ * the pixels of `win` on `grid`: what a class raster of another resolution must read for that window.
+ */
+export function blocksUnder(grid: Grid, win: PixelWindow, other: PlanLevel): number[] {
+  const corners = [
+    cellUnder(grid, other.grid, win.col0, win.row0),
+    cellUnder(grid, other.grid, win.col0 + win.width - 1, win.row0),
+    cellUnder(grid, other.grid, win.col0, win.row0 + win.height - 1),
+    cellUnder(grid, other.grid, win.col0 + win.width - 1, win.row0 + win.height - 1),
+  ];
+  const c0 = Math.max(0, Math.min(...corners.map((p) => p[0])));
+  const c1 = Math.min(other.grid.width - 1, Math.max(...corners.map((p) => p[0])));
+  const r0 = Math.max(0, Math.min(...corners.map((p) => p[1])));
+  const r1 = Math.min(other.grid.height - 1, Math.max(...corners.map((p) => p[1])));
+  const across = Math.ceil(other.grid.width / other.blockWidth);
+  const out: number[] = [];
+  for (let by = Math.floor(r0 / other.blockHeight); by <= Math.floor(r1 / other.blockHeight); by++) {
+    for (let bx = Math.floor(c0 / other.blockWidth); bx <= Math.floor(c1 / other.blockWidth); bx++) out.push(by * across + bx);
+  }
+  return out;
 }

@@ -32,13 +32,14 @@ export const RasterRequestSchema = Type.Object(
     mask: Type.Optional(
       Type.Object(
         {
-          band: Type.Integer({ minimum: 1, maximum: 65535, description: 'The classification band (1-based).' }),
+          band: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: 'The classification band (1-based) of the same file.' })),
+          asset: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'zones × time only: the classification asset of each Item (band 1), taken by nearest neighbour onto the data grid when its resolution differs (Sentinel-2 SCL at 20 m under 10 m bands).' })),
           include: Type.Optional(Type.Array(Type.Number(), { minItems: 1, maxItems: 1000, description: 'Keep only pixels of these classes (a nodata class is dropped).' })),
           exclude: Type.Optional(Type.Array(Type.Number(), { minItems: 1, maxItems: 1000, description: 'Drop pixels of these classes (a nodata class is kept).' })),
         },
         {
           additionalProperties: false,
-          description: 'Drop pixels by class (raw values of a classification band of the same file) before any statistic; each answer counts what the mask removed in `masked` (summed weights).',
+          description: 'Drop pixels by class (raw values of a classification band of the same file, or of an asset) before any statistic; each answer counts what the mask removed in `masked` (summed weights).',
         },
       ),
     ),

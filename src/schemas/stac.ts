@@ -51,7 +51,9 @@ export const RasterStacSearchRequestSchema = Type.Composite(
         },
         { additionalProperties: false, description: 'Where the Items come from; searched with the bbox of all the zones.' },
       ),
-      asset: Asset,
+      asset: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 256, description: 'The asset answered in every Item; omit it when `expression` names assets (e.g. (nir - red) / (nir + red)).' }),
+      ),
       time: Type.Optional(
         Type.Object(
           {

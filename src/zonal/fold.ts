@@ -5,7 +5,8 @@
  * (src/workers/fold-worker.ts) or inline; its input and output are plain cloneable data.
  */
 import { decodeBlock, type BandSamples, type DecodedPlane, type BlockFormat, type DecodedBlock, type EncodedBlock } from '../raster/decode.ts';
-import { intersectWindows, type PixelWindow } from '../raster/grid.ts';
+import { intersectWindows, type Grid, type PixelWindow } from '../raster/grid.ts';
+import { blocksUnder, cellUnder } from '../raster/plan.ts';
 import { pixelAreas, type PixelAreaSpec } from '../raster/pixel-area.ts';
 import type { Selection } from '../raster/plan.ts';
 import { centerCoverage } from '../coverage/center.ts';
@@ -60,6 +61,13 @@ export interface FoldTask {
    * output. With a program the outputs are `program.outputs` (band indexes), or the one expression.
    */
   program: FoldProgram | null;
+  /**
+   * Other rasters on the same grid and block layout (other assets of a STAC Item), their blocks aligned
+   * with `blocks`; their bands follow the primary's in `bands` (see FoldProgram.sources).
+   */
+  extras?: { format: BlockFormat; blocks: EncodedBlock[] }[];
+  /** A class raster on another grid of the same CRS (a 20 m scene classification under 10 m bands). */
+  classes?: ClassSource;
   /** Return newly decoded planes (on SharedArrayBuffers) for the process-wide decoded-tile cache. */
   keepDecoded: boolean;
 }
@@ -73,13 +81,31 @@ export interface FoldPartial {
   bands: BandPartial[];
 }
 
+/** A class raster read by nearest neighbour: the class of a pixel is that of the class pixel holding its centre. */
+export interface ClassSource {
+  format: BlockFormat;
+  /** Its level grid, and its block size and blocks across (to find the block of a class pixel). */
+  grid: Grid;
+  blockWidth: number;
+  blockHeight: number;
+  across: number;
+  /** The class blocks this task's pixels may fall in. */
+  blocks: EncodedBlock[];
+  nodata: number | null;
+}
+
 /** Band math and a class mask over the decoded bands of a task. */
 export interface FoldProgram {
+  /** Per band of FoldTask.bands: its raster (0 the primary, k extras[k − 1]) and its index among that raster's bands. */
+  sources?: { raster: number; band: number }[];
   /** An expression over `names` (one per band of FoldTask.bands, in order), or null. */
   expression: { text: string; names: string[] } | null;
   /** Without an expression: the bands answered (indexes into FoldTask.bands). */
   outputs: number[];
-  /** Pixels whose class (raw value of band `band`) is not in `include`, or is in `exclude`, are masked. */
+  /**
+   * Pixels whose class (raw value of band `band`, or with `band` −1 of FoldTask.classes) is not in
+   * `include`, or is in `exclude`, are masked.
+   */
   mask: { band: number; include: number[] | null; exclude: number[] | null } | null;
 }
 
@@ -176,12 +202,15 @@ function rawAt(block: DecodedBlock, b: number, tr: number, tc: number, fill: num
  * output is a band's value or the expression over every input band; a pixel invalid in any input (nodata,
  * NaN, the file's mask) or whose expression is not finite (a division by zero) counts as nodata.
  */
-function foldProgram(task: FoldTask, program: FoldProgram, zone: FoldZone, block: DecodedBlock, cov: Coverage): BandPartial[] {
+function foldProgram(task: FoldTask, program: FoldProgram, zone: FoldZone, rasters: DecodedBlock[], classAt: ((col: number, row: number) => number) | null, cov: Coverage): BandPartial[] {
   const cw = cov.window;
   const areas = zone.selection.kind === 'point' ? null : pixelAreas(task.area, cw);
+  const block = rasters[0] as DecodedBlock;
   const { valid, maskStride } = block;
   const { col0, row0 } = block.window;
   const fill = task.format.fill;
+  const fills = [fill, ...(task.extras ?? []).map((e) => e.format.fill)];
+  const sources = program.sources ?? task.bands.map((_, b) => ({ raster: 0, band: b }));
   const evaluate = program.expression ? compileExpression(program.expression.text, program.expression.names) : null;
   const outputs = evaluate ? [-1] : program.outputs;
   const accs = outputs.map(() => createAccumulator({ names: task.names, weighted: zone.weighted, keepValues: task.keepValues }));
@@ -201,8 +230,8 @@ function foldProgram(task: FoldTask, program: FoldProgram, zone: FoldZone, block
       const fileValid = !valid || valid[tr * maskStride + tc] !== 0;
       if (program.mask) {
         const m = program.mask.band;
-        const cls = rawAt(block, m, tr, tc, fill);
-        const clsValid = fileValid && cls === cls && cls !== (task.bands[m] as FoldBand).nodata;
+        const cls = m < 0 ? (classAt as (col: number, row: number) => number)(cw.col0 + c, cw.row0 + r) : rawAt(block, m, tr, tc, fill);
+        const clsValid = (m < 0 || fileValid) && cls === cls && cls !== (m < 0 ? task.classes?.nodata : (task.bands[m] as FoldBand).nodata);
         if ((include && !(clsValid && include.has(cls))) || (exclude && clsValid && exclude.has(cls))) {
           masked += w;
           continue;
@@ -210,8 +239,10 @@ function foldProgram(task: FoldTask, program: FoldProgram, zone: FoldZone, block
       }
       for (let b = 0; b < task.bands.length; b++) {
         const band = task.bands[b] as FoldBand;
-        const raw = rawAt(block, b, tr, tc, fill);
-        const good = fileValid && raw === raw && raw !== band.nodata;
+        const src = sources[b] as { raster: number; band: number };
+        const from = rasters[src.raster] as DecodedBlock;
+        const raw = rawAt(from, src.band, tr, tc, fills[src.raster] as number);
+        const good = (src.raster === 0 ? fileValid : !from.valid || from.valid[tr * from.maskStride + tc] !== 0) && raw === raw && raw !== band.nodata;
         ok[b] = good ? 1 : 0;
         inputs[b] = good ? raw * band.scale + band.offset : Number.NaN;
       }
@@ -249,9 +280,22 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
   const partials: FoldPartial[] = [];
   const decoded: { key: string; plane: DecodedPlane }[] = [];
   const { levelWidth, levelHeight } = task.format;
+  // Class blocks decoded on first use, shared by every block of the task.
+  const classBlocks = new Map<number, Promise<DecodedBlock>>();
+  const cs = task.classes;
+  const classEncoded = new Map((cs?.blocks ?? []).map((b) => [b.index, b]));
+  const classOf = async (index: number): Promise<DecodedBlock | null> => {
+    const enc = classEncoded.get(index);
+    if (!cs || !enc) return null;
+    let p = classBlocks.get(index);
+    if (!p) classBlocks.set(index, (p = decodeBlock(cs.format, enc, false)));
+    return p;
+  };
   for (let k = 0; k < task.blocks.length; k++) {
     const encoded = task.blocks[k] as EncodedBlock;
     let block: DecodedBlock | null = null;
+    let rasters: DecodedBlock[] = [];
+    let classAt: ((col: number, row: number) => number) | null = null;
     for (const z of task.touches[k] ?? []) {
       const zone = task.zones[z] as FoldZone;
       const blockWin: PixelWindow = { col0: encoded.col0, row0: encoded.row0, width: Math.min(task.format.codec.tileWidth, levelWidth - encoded.col0), height: Math.min(task.format.codec.tileHeight, levelHeight - encoded.row0) };
@@ -263,11 +307,31 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
       if (block === null) {
         block = await decodeBlock(task.format, encoded, task.keepDecoded);
         decoded.push(...block.fresh);
+        rasters = [block, ...(await Promise.all((task.extras ?? []).map((e) => decodeBlock(e.format, e.blocks[k] as EncodedBlock, false))))];
+        if (cs) classAt = await classLookup(cs, task.area.grid, block.window, classOf);
       }
-      partials.push({ zone: z, block: k, bands: task.program ? foldProgram(task, task.program, zone, block, cov) : foldZone(task, zone, block, cov) });
+      partials.push({ zone: z, block: k, bands: task.program ? foldProgram(task, task.program, zone, rasters, classAt, cov) : foldZone(task, zone, block, cov) });
     }
   }
   return { partials, decoded };
+}
+
+/**
+ * The class of each pixel of a data block, by nearest neighbour: the class pixel that holds the pixel's
+ * centre (as GDAL's nearest resampling takes it); NaN outside the class raster. The class blocks the data
+ * block's pixels fall in are decoded first.
+ */
+async function classLookup(cs: ClassSource, grid: Grid, win: PixelWindow, classOf: (index: number) => Promise<DecodedBlock | null>): Promise<(col: number, row: number) => number> {
+  const level = { index: 0, grid: cs.grid, blockWidth: cs.blockWidth, blockHeight: cs.blockHeight };
+  const decoded = new Map<number, DecodedBlock | null>();
+  await Promise.all(blocksUnder(grid, win, level).map(async (i) => decoded.set(i, await classOf(i))));
+  return (col, row) => {
+    const [mc, mr] = cellUnder(grid, cs.grid, col, row);
+    if (mc < 0 || mr < 0 || mc >= cs.grid.width || mr >= cs.grid.height) return Number.NaN;
+    const b = decoded.get(Math.floor(mr / cs.blockHeight) * cs.across + Math.floor(mc / cs.blockWidth));
+    if (!b) return Number.NaN;
+    return rawAt(b, 0, mr - b.window.row0, mc - b.window.col0, cs.format.fill);
+  };
 }
 
 /** Merges a zone's partials (in the order given: block order, for the same bits every time). */

@@ -19,7 +19,7 @@ import type { Aoi, MultiPolygonCoords } from '../geometry/types.ts';
 import { needsOf, parseStatNames, type StatName } from '../stats/names.ts';
 import { openRaster, type RasterLevel, type RasterReader } from '../raster/reader.ts';
 import { pixelSize, toWorld, type Grid } from '../raster/grid.ts';
-import { planZone, type AoiInCrs, type ZonePlan } from '../raster/plan.ts';
+import { blocksUnder, blockWindow, planZone, type AoiInCrs, type ZonePlan } from '../raster/plan.ts';
 import { decodedTiles, type BlockFormat } from '../raster/decode.ts';
 import { effectiveNodata } from '../raster/pixels.ts';
 import { mergePartials, type FoldBand, type FoldPartial, type FoldProgram, type FoldResult, type FoldTask, type FoldZone } from './fold.ts';
@@ -128,6 +128,10 @@ export interface RasterContext {
   readonly outputs: { key: string; classes: Map<number, string> | undefined }[];
   /** Whether a class mask applies (each answer then says how much it removed: `masked`). */
   readonly masked: boolean;
+  /** Band math inputs beyond the primary raster, on its grid (band 1 of each). */
+  readonly extras: { reader: RasterReader; level: RasterLevel; bands: FoldBand[] }[];
+  /** The class raster of a mask from another raster, read by nearest neighbour. */
+  readonly classSource: { reader: RasterReader; level: RasterLevel; nodata: number | null } | null;
 }
 
 /** The request's histogram, checked in the user's words (the schema checks the types). */
@@ -146,19 +150,70 @@ function parseHistogram(h: RasterRequest['histogram']): HistogramSpec | null {
 /** A zone ready to read: its plan, or the problem that is its answer. */
 export type PlannedZone = { plan: ZonePlan; aoiAreaM2: number; isArea: boolean } | { error: unknown };
 
+/** A named raster input of band math over several rasters (band 1 of each: a STAC Item's assets). */
+export interface RasterInput {
+  name: string;
+  url: string;
+  bandDefaults: readonly BandOverride[];
+}
+
+/** Rasters beyond the request's one: band math inputs on its grid, and a class raster of another resolution. */
+export interface RasterSources {
+  /** The expression's inputs; the first is the grid the zones are read on, the others must share it. */
+  inputs?: RasterInput[];
+  /** The mask's classes (band 1), taken by nearest neighbour onto the grid. */
+  classes?: { name: string; url: string; bandDefaults: readonly BandOverride[] };
+}
+
+function sameGrid(a: RasterLevel, b: RasterLevel): boolean {
+  const g = a.grid;
+  const h = b.grid;
+  return g.x0 === h.x0 && g.y0 === h.y0 && g.dx === h.dx && g.dy === h.dy && g.rx === h.rx && g.ry === h.ry && g.width === h.width && g.height === h.height && a.blockWidth === b.blockWidth && a.blockHeight === b.blockHeight;
+}
+
+/** Opens the rasters of a multi-raster request and checks what band math and nearest classes need. */
+async function openSources(sources: RasterSources, primary: RasterReader, deps: RasterDeps): Promise<{ extras: RasterContext['extras']; classSource: RasterContext['classSource'] }> {
+  const base = primary.info.levels[0] as RasterLevel;
+  const name0 = sources.inputs?.[0]?.name ?? 'the data';
+  const extras = await Promise.all(
+    (sources.inputs ?? []).slice(1).map(async (input) => {
+      const reader = await openRaster(await deps.openSource(input.url), deps.signal);
+      const level = reader.info.levels[0] as RasterLevel;
+      if (reader.info.crs.proj4 !== primary.info.crs.proj4 || !sameGrid(level, base)) {
+        throw new ZonalError('unsupported_asset', `The assets "${name0}" and "${input.name}" are not on the same grid and tiling: band math reads assets of one grid (resample one onto the other first).`);
+      }
+      return { reader, level, bands: bandsFor(reader, [1], input.bandDefaults) };
+    }),
+  );
+  let classSource: RasterContext['classSource'] = null;
+  if (sources.classes) {
+    const reader = await openRaster(await deps.openSource(sources.classes.url), deps.signal);
+    const level = reader.info.levels[0] as RasterLevel;
+    if (reader.info.crs.proj4 !== primary.info.crs.proj4 || level.grid.rx !== 0 || level.grid.ry !== 0 || base.grid.rx !== 0 || base.grid.ry !== 0) {
+      throw new ZonalError('unsupported_asset', `The mask asset "${sources.classes.name}" is not in the CRS of "${name0}" or is rotated: its classes can only be taken onto a grid of the same CRS.`);
+    }
+    classSource = { reader, level, nodata: (bandsFor(reader, [1], sources.classes.bandDefaults)[0] as FoldBand).nodata };
+  }
+  return { extras, classSource };
+}
+
 /** The request's expression and mask, checked before any byte is read (bands are checked once the file is open). */
 function checkProgram(req: Omit<RasterRequest, 'aoi'>): void {
   if (req.expression !== undefined && req.bands !== undefined) {
     throw new ZonalError('validation_failed', 'Give either "bands" or an "expression" (which names its bands b1, b2, …), not both.', { errors: [{ path: '/bands', message: 'not with an expression' }] });
   }
   const m = req.mask;
+  if (m && m.band === undefined) {
+    throw new ZonalError('validation_failed', 'A mask names its classification "band" (an "asset" is for zones × time requests over STAC Items).', { errors: [{ path: '/mask/band', message: 'required' }] });
+  }
   if (m && (m.include === undefined) === (m.exclude === undefined)) {
     throw new ZonalError('validation_failed', 'A mask lists the classes to keep ("include") or to drop ("exclude"): give exactly one of them.', { errors: [{ path: '/mask', message: 'include or exclude' }] });
   }
 }
 
 /** Opens the raster once for every zone of a request; the request's own problems (source, bands) throw. */
-export async function openRasterContext(req: Omit<RasterRequest, 'aoi'>, deps: RasterDeps): Promise<RasterContext> {
+export async function openRasterContext(req: Omit<RasterRequest, 'aoi'>, deps: RasterDeps, sources?: RasterSources): Promise<RasterContext> {
+  if (sources?.inputs || sources?.classes) return openMultiContext(req, deps, sources);
   const names = parseStatNames(req.stats ?? DEFAULT_STATS, 'raster');
   checkProgram(req);
   parseHistogram(req.histogram);
@@ -168,7 +223,7 @@ export async function openRasterContext(req: Omit<RasterRequest, 'aoi'>, deps: R
   const allNames = Array.from({ length: info.bandCount }, (_, i) => `b${i + 1}`);
   // The bands answered, or the bands the expression reads; then the mask's band if it is another.
   const answered = req.expression !== undefined ? expressionInputs(req.expression, allNames).map((n) => Number(n.slice(1))) : uniqueBands(req.bands);
-  const missing = [...answered, ...(req.mask ? [req.mask.band] : [])].filter((b) => b > info.bandCount);
+  const missing = [...answered, ...(req.mask ? [req.mask.band as number] : [])].filter((b) => b > info.bandCount);
   if (missing.length > 0) {
     throw new ZonalError(
       'unknown_band',
@@ -176,14 +231,15 @@ export async function openRasterContext(req: Omit<RasterRequest, 'aoi'>, deps: R
       { band_count: info.bandCount },
     );
   }
-  const bands = req.mask && !answered.includes(req.mask.band) ? [...answered, req.mask.band] : answered;
+  const maskBand = req.mask?.band as number;
+  const bands = req.mask && !answered.includes(maskBand) ? [...answered, maskBand] : answered;
   const program: FoldProgram | null =
     req.expression === undefined && !req.mask
       ? null
       : {
           expression: req.expression === undefined ? null : { text: req.expression, names: bands.map((b) => `b${b}`) },
           outputs: answered.map((_, k) => k),
-          mask: req.mask ? { band: bands.indexOf(req.mask.band), include: req.mask.include ?? null, exclude: req.mask.exclude ?? null } : null,
+          mask: req.mask ? { band: bands.indexOf(maskBand), include: req.mask.include ?? null, exclude: req.mask.exclude ?? null } : null,
         };
   const outputs =
     req.expression !== undefined ? [{ key: 'expression', classes: undefined }] : answered.map((b) => ({ key: `band_${b}`, classes: deps.bandDefaults?.[b - 1]?.classes }));
@@ -202,6 +258,59 @@ export async function openRasterContext(req: Omit<RasterRequest, 'aoi'>, deps: R
     program,
     outputs,
     masked: req.mask !== undefined,
+    extras: [],
+    classSource: null,
+  };
+}
+
+/**
+ * A request over several rasters: band math over named inputs (band 1 of each, on one grid) and/or a mask
+ * from a class raster of another resolution (nearest neighbour). Overviews are not read (approx_stats is
+ * refused): each raster's overviews need not match.
+ */
+async function openMultiContext(req: Omit<RasterRequest, 'aoi'>, deps: RasterDeps, sources: RasterSources): Promise<RasterContext> {
+  const names = parseStatNames(req.stats ?? DEFAULT_STATS, 'raster');
+  if (req.approx_stats === true) throw new ZonalError('validation_failed', 'approx_stats is not available for band math over several assets or a mask from another asset: drop it.');
+  const inputs = sources.inputs;
+  if (inputs && req.expression === undefined) throw new ZonalError('validation_failed', 'Several assets are read only for an "expression" over them.');
+  const url = inputs?.[0]?.url ?? req.url;
+  const reader = await openRaster(await deps.openSource(url), deps.signal);
+  const { extras, classSource } = await openSources(sources, reader, deps);
+  // Band math inputs: the primary's band 1 and each extra's; without inputs, the request's own bands.
+  const own = inputs ? [1] : req.expression !== undefined ? expressionInputs(req.expression, Array.from({ length: reader.info.bandCount }, (_, i) => `b${i + 1}`)).map((n) => Number(n.slice(1))) : uniqueBands(req.bands);
+  if (inputs) expressionInputs(req.expression as string, inputs.map((i) => i.name));
+  const missing = own.filter((b) => b > reader.info.bandCount);
+  if (missing.length > 0) throw new ZonalError('unknown_band', `Band ${missing.join(', ')} does not exist: the raster has ${reader.info.bandCount} band${reader.info.bandCount === 1 ? '' : 's'}.`, { band_count: reader.info.bandCount });
+  const primaryBands = bandsFor(reader, own, inputs?.[0]?.bandDefaults ?? deps.bandDefaults ?? []);
+  const foldBands = [...primaryBands, ...extras.flatMap((e) => e.bands)];
+  const sourcesOf = [...own.map((_, k) => ({ raster: 0, band: k })), ...extras.map((_, j) => ({ raster: j + 1, band: 0 }))];
+  const exprNames = inputs ? inputs.map((i) => i.name) : own.map((b) => `b${b}`);
+  if (req.mask && !classSource && (req.mask.band === undefined || !own.includes(req.mask.band))) {
+    throw new ZonalError('validation_failed', 'With band math over several assets, the mask names an "asset".', { errors: [{ path: '/mask', message: 'asset' }] });
+  }
+  const mask = req.mask ? { band: classSource ? -1 : own.indexOf(req.mask.band as number), include: req.mask.include ?? null, exclude: req.mask.exclude ?? null } : null;
+  const program: FoldProgram = {
+    sources: sourcesOf,
+    expression: req.expression === undefined ? null : { text: req.expression, names: exprNames },
+    outputs: own.map((_, k) => k),
+    mask,
+  };
+  return {
+    reader,
+    bands: own,
+    foldBands,
+    names,
+    rule: req.pixels ?? 'center',
+    approx: false,
+    deps,
+    formats: new Map(),
+    histogram: parseHistogram(req.histogram),
+    categorical: req.categorical === true,
+    program,
+    outputs: req.expression !== undefined ? [{ key: 'expression', classes: undefined }] : own.map((b) => ({ key: `band_${b}`, classes: deps.bandDefaults?.[b - 1]?.classes })),
+    masked: req.mask !== undefined,
+    extras,
+    classSource,
   };
 }
 
@@ -242,8 +351,8 @@ export async function rasterZonalStats(req: RasterRequest, deps: RasterDeps): Pr
  * The answers of many zones over one raster, in input order, each as soon as it and every zone before it
  * are complete. Zones are planned here (a zone's problem is its answer); the request's problems throw.
  */
-export async function* rasterZonesStats(req: Omit<RasterRequest, 'aoi'>, geometries: readonly (() => GeometryRequest)[], deps: RasterDeps): AsyncGenerator<{ statistics: StatsResponse } | { error: unknown }> {
-  const ctx = await openRasterContext(req, deps);
+export async function* rasterZonesStats(req: Omit<RasterRequest, 'aoi'>, geometries: readonly (() => GeometryRequest)[], deps: RasterDeps, sources?: RasterSources): AsyncGenerator<{ statistics: StatsResponse } | { error: unknown }> {
+  const ctx = await openRasterContext(req, deps, sources);
   const planned: PlannedZone[] = [];
   for (let i = 0; i < geometries.length; i++) {
     try {
@@ -426,7 +535,19 @@ async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], run: U
   );
   // Planes in the process-wide decoded-tile cache are neither read nor decoded again.
   const cacheBytes = deps.config.tileCacheBytes;
-  const blocks = await reader.readBlocks(level, run.map((u) => u.block), ctx.bands, deps.signal, cacheBytes > 0 ? (key) => decodedTiles.get(key) : undefined);
+  const ids = run.map((u) => u.block);
+  const [blocks, extras, classBlocks] = await Promise.all([
+    reader.readBlocks(level, ids, ctx.bands, deps.signal, cacheBytes > 0 ? (key) => decodedTiles.get(key) : undefined),
+    // Other rasters of the same grid and tiling: the same blocks; a class raster: the blocks under them.
+    Promise.all(ctx.extras.map(async (e) => ({ format: e.reader.blockFormat(e.level, [1]), blocks: await e.reader.readBlocks(e.level, ids, [1], deps.signal) }))),
+    ctx.classSource
+      ? (() => {
+          const cs = ctx.classSource;
+          const need = [...new Set(ids.flatMap((b) => blocksUnder(level.grid, blockWindow(level, b), cs.level)))].sort((a, b) => a - b);
+          return cs.reader.readBlocks(cs.level, need, [1], deps.signal);
+        })()
+      : Promise.resolve([]),
+  ]);
   const { info } = reader;
   const task: FoldTask = {
     format,
@@ -439,6 +560,20 @@ async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], run: U
     keepValues: keepsAll(ctx),
     categorical: ctx.categorical,
     program: ctx.program,
+    extras,
+    ...(ctx.classSource
+      ? {
+          classes: {
+            format: ctx.classSource.reader.blockFormat(ctx.classSource.level, [1]),
+            grid: ctx.classSource.level.grid,
+            blockWidth: ctx.classSource.level.blockWidth,
+            blockHeight: ctx.classSource.level.blockHeight,
+            across: Math.ceil(ctx.classSource.level.grid.width / ctx.classSource.level.blockWidth),
+            blocks: classBlocks,
+            nodata: ctx.classSource.nodata,
+          },
+        }
+      : {}),
     // Only single-zone requests add to the cache: a request over many zones decodes each block once, and
     // would push out the tiles that repeated small requests reuse.
     keepDecoded: cacheBytes > 0 && zones.length === 1,

@@ -15,7 +15,8 @@ import type { BBox } from '../geometry/types.ts';
 import { isGeoTiffAsset, pickAsset, rasterBandsOf, resolveHref } from '../stac/item.ts';
 import { searchItems, type FoundItem } from '../stac/search.ts';
 import { parseInstant, pickItems } from '../stac/time.ts';
-import { rasterZonesStats, type RasterDeps } from './raster.ts';
+import { rasterZonesStats, type RasterDeps, type RasterInput, type RasterSources } from './raster.ts';
+import { expressionInputs } from '../stats/expression.ts';
 import { zoneError, zoneGeometry, type Zone, type ZoneOutcome } from './zones.ts';
 import type { GeometryRequest } from '../schemas/aoi.ts';
 
@@ -61,6 +62,12 @@ function bboxMeets(a: [number, number, number, number] | null, b: BBox): boolean
 export async function* stacSearchOutcomes(req: RasterStacSearchRequest, zones: readonly Zone[], deps: StacSearchDeps): AsyncGenerator<ZoneOutcome> {
   const { config, signal } = deps;
   const rule = req.time?.rule ?? 'all';
+  if (req.asset === undefined && req.expression === undefined) {
+    throw new ZonalError('validation_failed', 'Name the "asset" to answer, or give an "expression" over asset keys such as (nir - red) / (nir + red).', { errors: [{ path: '/asset', message: 'required without an expression' }] });
+  }
+  if (req.mask && (req.mask.asset === undefined) === (req.mask.band === undefined)) {
+    throw new ZonalError('validation_failed', 'A mask names either its classification "asset" or a "band" of the answered asset.', { errors: [{ path: '/mask', message: 'asset or band' }] });
+  }
   if (rule === 'window' && req.time?.days === undefined) {
     throw new ZonalError('validation_failed', 'The "window" rule needs "days": the half-width of the window around each zone\'s date.', { errors: [{ path: '/time/days', message: 'required for window' }] });
   }
@@ -105,12 +112,20 @@ export async function* stacSearchOutcomes(req: RasterStacSearchRequest, zones: r
     const found = items[i] as FoundItem;
     const members = byItem[i] as number[];
     try {
-      const [, asset] = pickAsset(found.item, assetKey);
-      if (!isGeoTiffAsset(asset)) throw new ZonalError('unsupported_asset', `The asset "${assetKey}" of Item "${found.id}" is ${String(asset.type)}, not a GeoTIFF.`);
-      const url = resolveHref(found.base, asset.href as string);
+      const input = (key: string): RasterInput => {
+        const [, asset] = pickAsset(found.item, key);
+        if (!isGeoTiffAsset(asset)) throw new ZonalError('unsupported_asset', `The asset "${key}" of Item "${found.id}" is ${String(asset.type)}, not a GeoTIFF.`);
+        return { name: key, url: resolveHref(found.base, asset.href as string), bandDefaults: rasterBandsOf(asset) };
+      };
+      // Band math over assets (no `asset`): the expression's names are the Item's GeoTIFF asset keys.
+      const tiffKeys = Object.entries(found.item.assets).filter(([, a]) => a && typeof a === 'object' && isGeoTiffAsset(a)).map(([k]) => k);
+      const inputs = assetKey === undefined ? expressionInputs(req.expression as string, tiffKeys).map(input) : undefined;
+      const primary = inputs?.[0] ?? input(assetKey as string);
+      const classes = req.mask?.asset !== undefined ? input(req.mask.asset) : undefined;
+      const sources: RasterSources | undefined = inputs || classes ? { ...(inputs ? { inputs } : {}), ...(classes ? { classes } : {}) } : undefined;
       const geometries = members.map((z) => () => (planned[z] as Planned).geometry as GeometryRequest);
       let k = 0;
-      for await (const a of rasterZonesStats({ ...raster, url }, geometries, { ...deps, bandDefaults: rasterBandsOf(asset) })) {
+      for await (const a of rasterZonesStats({ ...raster, url: primary.url }, geometries, { ...deps, bandDefaults: primary.bandDefaults }, sources)) {
         (answers[members[k++] as number] as Map<number, unknown>).set(i, a);
       }
     } catch (e) {

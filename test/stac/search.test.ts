@@ -193,4 +193,59 @@ describe('POST /api/v1/zonal-stats/raster/stac/search', () => {
       await small.close();
     }
   });
+
+  it('NDVI from two 10 m assets with the 20 m scene classification as mask, per zone and Item: GDAL’s numbers', async () => {
+    // fixtures/cases-stac/s2_ndvi_scl.json (tools/fixtures/make_s2.py): numpy over GDAL's nearest resampling of SCL.
+    const oracle = JSON.parse(readFileSync(new URL('../../fixtures/cases-stac/s2_ndvi_scl.json', import.meta.url), 'utf8')) as {
+      zones: unknown[];
+      expression: string;
+      exclude: number[];
+      expected: Record<string, number>[];
+    };
+    const s2files = await startRangeServer({ root: new URL('../../fixtures/raster/s2/', import.meta.url).pathname });
+    const asset = (file: string, bands: Record<string, unknown>) => ({ href: s2files.url(`/${file}`), type: COG, roles: ['data'], 'raster:bands': [bands] });
+    const item = (id: string, datetime: string): Item => ({
+      type: 'Feature',
+      stac_version: '1.0.0',
+      id,
+      collection: 'sentinel-2-l2a',
+      bbox: [-34.92, -8.0, -34.88, -7.96],
+      geometry: null,
+      properties: { datetime, 'proj:epsg': 32725, 'eo:cloud_cover': 30 },
+      links: [],
+      assets: {
+        red: asset('B04.tif', { nodata: 0, data_type: 'uint16', scale: 0.0001, offset: -0.1, spatial_resolution: 10 }),
+        nir: asset('B08.tif', { nodata: 0, data_type: 'uint16', scale: 0.0001, offset: -0.1, spatial_resolution: 10 }),
+        scl: asset('SCL.tif', { data_type: 'uint8', spatial_resolution: 20, 'classification:classes': [{ value: 3, name: 'cloud_shadow' }, { value: 8, name: 'cloud_medium_probability' }, { value: 9, name: 'cloud_high_probability' }] }),
+        thumbnail: { href: 'thumb.jpg', type: 'image/jpeg', roles: ['thumbnail'] },
+      },
+    });
+    const s2api = await startStacApi([item('S2A_25MBM_20240110_0_L2A', '2024-01-10T12:50:00Z'), item('S2B_25MBM_20240115_0_L2A', '2024-01-15T12:50:00Z')]);
+    try {
+      const fc = { type: 'FeatureCollection', features: oracle.zones.map((geometry, i) => ({ type: 'Feature', id: i, properties: {}, geometry })) };
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/v1/zonal-stats/raster/stac/search',
+        headers: { accept: 'application/x-ndjson' },
+        payload: { stac: { url: s2api.url('/') }, aoi: fc, expression: oracle.expression.replace(/\s+/g, ' '), mask: { asset: 'scl', exclude: oracle.exclude }, stats: ['count', 'nodata', 'mean', 'min', 'max', 'sum'] },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      const rows = lines(res.body);
+      expect(rows.map((r) => `${r.id}:${r.item_id}`)).toEqual(oracle.zones.flatMap((_, i) => [`${i}:S2A_25MBM_20240110_0_L2A`, `${i}:S2B_25MBM_20240115_0_L2A`]));
+      for (const r of rows) {
+        const want = oracle.expected[r.index] as Record<string, number>;
+        const got = r.statistics?.['expression'] as Record<string, number>;
+        for (const k of ['count', 'nodata', 'masked']) expect(got[k], `zone ${r.index} ${k}`).toBe(want[k]);
+        for (const k of ['mean', 'min', 'max', 'sum']) expect(Math.abs((got[k] as number) - (want[k] as number)), `zone ${r.index} ${k}`).toBeLessThanOrEqual(1e-12 * Math.max(1, Math.abs(want[k] as number)));
+      }
+      // A mask asset named but the data on another CRS or a missing asset: that Item's rows carry the error.
+      const missing = await app.inject({ method: 'POST', url: '/api/v1/zonal-stats/raster/stac/search', headers: { accept: 'application/x-ndjson' }, payload: { stac: { url: s2api.url('/') }, aoi: fc.features[0], expression: 'swir - red', stats: ['count'] } });
+      expect(missing.statusCode).toBe(200);
+      expect(lines(missing.body).map((r) => r.error?.code)).toEqual(['validation_failed', 'validation_failed']);
+      expect(lines(missing.body)[0]?.error?.detail).toMatch(/"swir", which is not an input here: the inputs are red, nir, scl/);
+    } finally {
+      await s2api.close();
+      await s2files.close();
+    }
+  });
 });
