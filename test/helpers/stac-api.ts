@@ -40,13 +40,15 @@ async function bodyOf(req: IncomingMessage): Promise<Record<string, unknown> | n
   return chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>) : null;
 }
 
-export async function startStacApi(items: Item[]): Promise<StacApi> {
+export async function startStacApi(items: Item[], options: { latencyMs?: number } = {}): Promise<StacApi> {
   const log: StacApi['log'] = [];
   let origin = '';
   const server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', origin);
       const body = req.method === 'POST' ? await bodyOf(req) : null;
+      // A public API's round trip (benchmarks): every answer waits this long.
+      if (options.latencyMs) await new Promise((r) => setTimeout(r, options.latencyMs));
       log.push({ method: req.method ?? 'GET', path: url.pathname, body });
       const send = (status: number, doc: unknown): void => {
         res.writeHead(status, { 'content-type': 'application/geo+json' }).end(JSON.stringify(doc));

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Zones × time benchmark, one command: bash bench/stac/run.sh (see bench/stac/README.md).
+# Installs GDAL + numpy + pyproj if missing, writes the data under bench/data/ once (~2 min), then runs
+# bench/stac/bench.ts. Results: stdout and bench/out/stac-results.md.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+PY=/usr/bin/python3
+if ! command -v gdalinfo >/dev/null || ! "$PY" -c 'import osgeo.gdal, numpy, pyproj' 2>/dev/null; then
+  echo "installing gdal-bin python3-gdal python3-numpy python3-pyproj (bench-only dev tools)"
+  apt-get update -qq && apt-get install -y -qq gdal-bin python3-gdal python3-numpy python3-pyproj >/dev/null
+fi
+[ -d node_modules ] || npm ci --no-audit --no-fund
+"$PY" bench/stac/make-data.py
+cat bench/data/stac_B04.tif bench/data/stac_B08.tif bench/data/stac_SCL.tif >/dev/null   # page cache
+exec node --import tsx bench/stac/bench.ts
