@@ -79,6 +79,8 @@ const FASTIFY_DETAIL: Partial<Record<ErrorCode, string>> = {
   method_not_allowed: 'This method is not allowed on this route.',
 };
 
+const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
+
 export const problemPlugin = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error.validation) {
@@ -112,7 +114,14 @@ export const problemPlugin = fp(async (app: FastifyInstance) => {
     });
   });
   app.setNotFoundHandler((request, reply) => {
-    void request;
+    // A known path asked with another method: 405 naming the methods it has (RFC 9110 §15.5.6).
+    const url = request.url.split('?')[0] ?? request.url;
+    const allowed: string[] = METHODS.filter((method) => app.hasRoute({ url, method }));
+    if (allowed.length > 0) {
+      if (allowed.includes('GET')) allowed.push('HEAD');
+      reply.header('allow', allowed.join(', '));
+      return sendProblem(reply, 'method_not_allowed', `${request.method} is not allowed on ${url}: use ${allowed.join(' or ')}.`);
+    }
     return sendProblem(reply, 'not_found', FASTIFY_DETAIL.not_found as string);
   });
 });

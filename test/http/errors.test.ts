@@ -254,13 +254,19 @@ describe('problem+json for every status of CONTRACT §6', () => {
       expectProblem(await app.inject({ method: 'POST', url: `${RASTER}x`, payload: { url: TINY, aoi: AOI } }), 404, 'not_found');
     });
 
-    it('GET on the POST endpoint is a problem+json 404 or 405', async () => {
-      const res = await app.inject({ method: 'GET', url: RASTER });
-      expectProblem(res, res.statusCode === 405 ? 405 : 404);
+    it('GET on a POST endpoint is a problem+json 405 with Allow: POST, saying what to use', async () => {
+      for (const url of [RASTER, '/api/v1/zonal-stats/vector', '/api/v1/zonal-stats/raster/stac/search', `${RASTER}?x=1`]) {
+        const res = await app.inject({ method: 'GET', url });
+        expectProblem(res, 405, 'method_not_allowed');
+        expect(res.headers['allow']).toBe('POST');
+        expect((res.json() as { detail: string }).detail).toMatch(/^GET is not allowed on \/api\/v1\/zonal-stats\/[a-z/]+: use POST\.$/);
+      }
     });
 
-    it('a GET on an endpoint that only takes POST is a problem+json 404, not an HTML page', async () => {
-      expectProblem(await app.inject({ method: 'GET', url: '/api/v1/zonal-stats/vector' }), 404);
+    it('DELETE on /health is 405 with Allow: GET, HEAD', async () => {
+      const res = await app.inject({ method: 'DELETE', url: '/health' });
+      expectProblem(res, 405, 'method_not_allowed');
+      expect(res.headers['allow']).toBe('GET, HEAD');
     });
   });
 

@@ -22,6 +22,7 @@ export const metaRoutes: FastifyPluginAsyncTypebox = async (app) => {
     endpoints: {
       raster: '/api/v1/zonal-stats/raster',
       raster_stac: '/api/v1/zonal-stats/raster/stac',
+      raster_stac_search: '/api/v1/zonal-stats/raster/stac/search',
       vector: '/api/v1/zonal-stats/vector',
       vector_stac: '/api/v1/zonal-stats/vector/stac',
     },
