@@ -5,8 +5,7 @@
  * tile only: the addon can abort the process when a thread that loaded it is torn down, so threads that
  * never meet an LZMA tile never load it.
  */
-type Liblzma = typeof import('node-liblzma');
-let liblzma: Promise<Liblzma> | null = null;
+let liblzma: Promise<{ unxzSync(input: Buffer): Buffer }> | null = null;
 
 export async function decodeXz(bytes: Uint8Array): Promise<Uint8Array> {
   liblzma ??= import('node-liblzma');
