@@ -52,14 +52,27 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.removeContentTypeParser('text/plain');
   // Responses are plain JSON: the schemas document them, JSON.stringify writes them exactly.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  const lifecycle = { draining: false };
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-request-id', request.id);
+    // Draining: each keep-alive socket closes after its current response.
+    if (lifecycle.draining) reply.header('connection', 'close');
     return payload;
   });
 
   const runner = createFoldRunner(config.workers);
-  const deps: AppDeps = { config, openSource: options.openSource ?? defaultOpenSource, runner };
-  app.addHook('onClose', async () => runner.close());
+  const deps: AppDeps = { config, openSource: options.openSource ?? defaultOpenSource, runner, lifecycle };
+  // Requests in flight finish before the worker pool goes (a close used to fail them with 500s).
+  const inFlight = new Set<object>();
+  app.addHook('onRequest', async (request, reply) => {
+    inFlight.add(request.raw);
+    // 'close' comes once the answer is sent or the client is gone, whichever happens.
+    reply.raw.once('close', () => inFlight.delete(request.raw));
+  });
+  app.addHook('onClose', async () => {
+    while (inFlight.size > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    await runner.close();
+  });
 
   await app.register(problemPlugin);
   await app.register(contextPlugin);
@@ -75,8 +88,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
   });
   await app.register(docsPlugin);
-  await app.register(metaRoutes);
+  await app.register(metaRoutes, { lifecycle });
   await app.register(rasterRoutes, deps);
   await app.register(vectorRoutes, deps);
+  app.decorate('startDrain', () => {
+    lifecycle.draining = true;
+  });
   return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Readiness fails from now on (the first step of a drain; server.ts does the rest). */
+    startDrain(): void;
+  }
 }

@@ -32,6 +32,10 @@ export interface Config {
   revalidateSeconds: number;
   /** Zones (features of a FeatureCollection `aoi`) per request. */
   maxZones: number;
+  /** SIGTERM: how long readiness fails before new connections stop (ZONAL_DRAIN_DELAY_MS). */
+  drainDelayMs: number;
+  /** SIGTERM: how long in-flight requests may take once new connections stop (ZONAL_DRAIN_GRACE_MS). */
+  drainGraceMs: number;
   /** Most STAC Items one zones × time request may take (ZONAL_MAX_STAC_ITEMS). */
   maxStacItems: number;
   /** Most (zone, Item) rows of one request (ZONAL_MAX_ZONE_ITEMS). */
@@ -96,6 +100,8 @@ export function loadConfig(env: Env = process.env): Config {
     maxFeatures: int(env, 'ZONAL_MAX_FEATURES', 1_000_000, 1),
     maxVertices: int(env, 'ZONAL_MAX_VERTICES', 100_000, 4),
     maxZones: int(env, 'ZONAL_MAX_ZONES', 10_000, 1),
+    drainDelayMs: int(env, 'ZONAL_DRAIN_DELAY_MS', 5_000, 0),
+    drainGraceMs: int(env, 'ZONAL_DRAIN_GRACE_MS', 30_000, 0),
     maxStacItems: int(env, 'ZONAL_MAX_STAC_ITEMS', 1_000, 1),
     maxZoneItems: int(env, 'ZONAL_MAX_ZONE_ITEMS', 100_000, 1),
     revalidateSeconds: int(env, 'ZONAL_REVALIDATE_SECONDS', 30, 0),

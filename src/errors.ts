@@ -38,6 +38,7 @@ export const ERROR_CATALOGUE = {
   upstream_failed: { status: 502, title: 'Bad Gateway' },
   source_changed: { status: 502, title: 'Bad Gateway' },
   overloaded: { status: 503, title: 'Service Unavailable' },
+  draining: { status: 503, title: 'Service Unavailable' },
   upstream_timeout: { status: 504, title: 'Gateway Timeout' },
   internal_error: { status: 500, title: 'Internal Server Error' },
 } as const satisfies Record<string, { status: number; title: string }>;

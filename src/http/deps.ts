@@ -7,4 +7,6 @@ export interface AppDeps {
   config: Config;
   openSource: typeof openSource;
   runner: FoldRunner;
+  /** Set from the first moment of a drain (SIGTERM): readiness fails at once. */
+  lifecycle: { draining: boolean };
 }
