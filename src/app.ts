@@ -6,6 +6,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import underPressure from '@fastify/under-pressure';
 import type { Config } from './config.ts';
+import { metricsPlugin } from './http/metrics.ts';
 import { problemPlugin, sendProblem } from './http/problem.ts';
 import { docsPlugin } from './http/docs.ts';
 import { contextPlugin } from './http/context.ts';
@@ -87,6 +88,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       void sendProblem(reply, 'overloaded', 'The service is overloaded; retry shortly.');
     },
   });
+  await app.register(metricsPlugin, { runner });
   await app.register(docsPlugin);
   await app.register(metaRoutes, { lifecycle });
   await app.register(rasterRoutes, deps);

@@ -13,17 +13,21 @@ declare module 'fastify' {
   interface FastifyRequest {
     readStats: ReadStats;
     abortSignal: AbortSignal;
+    /** Hosts (or file) of the sources this request opened, for its log line. */
+    sourceHosts: Set<string>;
   }
 }
 
 export const contextPlugin = fp(async (app: FastifyInstance) => {
   app.decorateRequest('readStats', null as unknown as ReadStats);
   app.decorateRequest('abortSignal', null as unknown as AbortSignal);
+  app.decorateRequest('sourceHosts', null as unknown as Set<string>);
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const controller = new AbortController();
     // Every upstream read, worker task and cache wait of a request listens to this one signal.
     setMaxListeners(256, controller.signal);
     request.readStats = { requests: 0, bytes: 0 };
+    request.sourceHosts = new Set();
     request.abortSignal = controller.signal;
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) controller.abort();
@@ -39,6 +43,7 @@ export const contextPlugin = fp(async (app: FastifyInstance) => {
         durationMs: Math.round(reply.elapsedTime * 10) / 10,
         sourceRequests: request.readStats.requests,
         sourceBytes: request.readStats.bytes,
+        sourceHosts: request.sourceHosts.size > 0 ? [...request.sourceHosts] : undefined,
       },
       'request',
     );
@@ -54,7 +59,20 @@ export function useCaseDeps(deps: AppDeps, request: FastifyRequest) {
     config: deps.config,
     runner: deps.runner,
     signal: request.abortSignal,
-    openSource: (url: string): Promise<ByteSource> => deps.openSource(url, deps.config, { stats: request.readStats, signal: request.abortSignal }),
+    openSource: (url: string): Promise<ByteSource> => {
+      request.sourceHosts.add(hostOf(url));
+      return deps.openSource(url, deps.config, { stats: request.readStats, signal: request.abortSignal });
+    },
     json: jsonClient(deps.config, request.readStats),
   };
+}
+
+/** The host of a source URL for logs ("file" for local files, never a path). */
+function hostOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'file:' ? 'file' : u.protocol === 's3:' ? `s3://${u.host}` : u.host;
+  } catch {
+    return 'invalid';
+  }
 }

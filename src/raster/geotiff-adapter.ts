@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { GeoTIFF as GeoTIFFClass } from 'geotiff';
 import { readHead, type ByteSource } from '../source/source.ts';
+import { countCache } from '../observe.ts';
 
 /*
  * geotiff's main entry pulls in the `web-worker` package, which takes over any worker thread that
@@ -130,6 +131,7 @@ export async function readGeoTiffHeader(source: ByteSource, signal?: AbortSignal
   const validator = (source as { validator?: () => string | undefined }).validator?.();
   const key = validator === undefined ? undefined : `${source.url.href}\n${validator}`;
   const cached = key === undefined ? undefined : parsedHeaders.get(key);
+  countCache('cog_headers', cached !== undefined);
   if (cached) return { ...cached, head: header };
   const parsed = await parseHeader(source, header, signal);
   if (key !== undefined) {

@@ -7,6 +7,7 @@
  * which pins the validator, so a changed object is never mixed with stale cached bytes.
  */
 import { readHead } from './source.ts';
+import { countCache } from '../observe.ts';
 import type { ByteSource } from './source.ts';
 
 /** A ByteSource that can name the version of the object it reads (undefined until known). */
@@ -57,6 +58,12 @@ export class ReadCache {
 
   /** A copy of `length` bytes at `offset` when some cached range of `group` contains them. */
   get(group: string, offset: number, length: number): ArrayBuffer | undefined {
+    const hit = this.#find(group, offset, length);
+    countCache('source_bytes', hit !== undefined);
+    return hit;
+  }
+
+  #find(group: string, offset: number, length: number): ArrayBuffer | undefined {
     const set = this.#groups.get(group);
     if (set === undefined) return undefined;
     for (const e of set) {
@@ -150,6 +157,11 @@ function keyOf(e: { group: string; offset: number; data: ArrayBuffer }): string 
 }
 
 let shared: ReadCache | undefined;
+
+/** The process-wide read cache, if one was made (metrics). */
+export function currentReadCache(): ReadCache | undefined {
+  return shared;
+}
 
 /**
  * The process-wide cache of `maxBytes` (Config.cacheBytes), created on first use; undefined when

@@ -3,6 +3,7 @@
  * below the cache (`withReadCache(withCounting(raw, stats), cache)`) so cache hits are not counted.
  */
 import { readHead, SourceError } from './source.ts';
+import { countUpstream, countUpstreamError } from '../observe.ts';
 import type { ByteSource, ReadStats } from './source.ts';
 import type { ValidatedSource } from './cache.ts';
 
@@ -12,21 +13,26 @@ import type { ValidatedSource } from './cache.ts';
  */
 export function withCounting(source: ByteSource, stats: ReadStats): ValidatedSource {
   const inner = source as Partial<ValidatedSource>;
+  const scheme = source.url.protocol.replace(/:$/, '');
+  // Every upstream read also counts process-wide, by scheme, for /metrics (observe.ts).
+  const counted = async (read: () => Promise<ArrayBuffer>): Promise<ArrayBuffer> => {
+    stats.requests += 1;
+    try {
+      const buf = await read();
+      stats.bytes += buf.byteLength;
+      countUpstream(scheme, buf.byteLength);
+      return buf;
+    } catch (e) {
+      countUpstream(scheme, 0);
+      countUpstreamError(scheme, e instanceof SourceError ? e.reason : 'aborted');
+      throw e;
+    }
+  };
   return {
     url: source.url,
     size: (signal) => source.size(signal),
-    async read(offset, length, signal) {
-      stats.requests += 1;
-      const buf = await source.read(offset, length, signal);
-      stats.bytes += buf.byteLength;
-      return buf;
-    },
-    async head(maxLength, signal) {
-      stats.requests += 1;
-      const buf = await readHead(source, maxLength, signal);
-      stats.bytes += buf.byteLength;
-      return buf;
-    },
+    read: (offset, length, signal) => counted(() => source.read(offset, length, signal)),
+    head: (maxLength, signal) => counted(() => readHead(source, maxLength, signal)),
     validator: () => inner.validator?.call(source),
     location: () => source.location?.() ?? source.url,
   };

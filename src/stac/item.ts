@@ -4,6 +4,7 @@
  */
 import { ZonalError } from '../errors.ts';
 import { readHead, type ByteSource } from '../source/source.ts';
+import { countCache } from '../observe.ts';
 
 export interface StacAsset {
   href?: unknown;
@@ -74,6 +75,7 @@ export function parseItem(bytes: ArrayBuffer): StacItem {
 export async function fetchItem(url: URL, open: (url: string) => Promise<ByteSource>, signal?: AbortSignal): Promise<FetchedItem> {
   const key = url.href;
   const hit = cache.get(key);
+  countCache('stac_items', hit !== undefined && hit.expires > Date.now());
   if (hit && hit.expires > Date.now()) return hit.item;
   const source = await open(key);
   // One request for a typical Item; a bigger one is measured by that answer and refused or completed.

@@ -9,6 +9,7 @@ import { parquetMetadataAsync, parquetRead, parquetSchema } from 'hyparquet';
 import type { FileMetaData, SchemaElement } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { ZonalError } from '../errors.ts';
+import { countCache } from '../observe.ts';
 import { SourceError, type ByteSource } from '../source/source.ts';
 import type { BBox } from '../geometry/types.ts';
 import { resolveGeoColumn, type GeoColumn } from './geoparquet.ts';
@@ -139,6 +140,7 @@ export async function openGeoParquet(source: ByteSource, geometryColumn: string 
   const validator = (source as { validator?: () => string | undefined }).validator?.();
   const key = validator === undefined ? undefined : `${source.url.href}\n${validator}`;
   const cached = key === undefined ? undefined : footers.get(key);
+  countCache('parquet_footers', cached !== undefined);
   if (cached) {
     parsed = cached;
   } else {

@@ -21,6 +21,8 @@ export interface FoldRunner {
   unionAreas(jobs: UnionJob[], signal?: AbortSignal): Promise<number[]>;
   /** Tasks queued or running, for load shedding. */
   readonly pending: number;
+  /** Share of the worker threads' time spent on tasks since start, 0..1 (0 inline). */
+  readonly utilization: number;
   close(): Promise<void>;
 }
 
@@ -64,6 +66,7 @@ export function createFoldRunner(workers: number): FoldRunner {
       get pending() {
         return pending;
       },
+      utilization: 0,
       async close() {},
     };
   }
@@ -152,6 +155,9 @@ export function createFoldRunner(workers: number): FoldRunner {
     },
     get pending() {
       return pending;
+    },
+    get utilization() {
+      return pool.utilization;
     },
     async close() {
       await pool.destroy();

@@ -26,6 +26,7 @@ import { mergePartials, type FoldBand, type FoldPartial, type FoldProgram, type 
 import { expressionInputs } from '../stats/expression.ts';
 import type { PixelRule } from '../coverage/coverage.ts';
 import { bandStats } from './respond.ts';
+import { tally } from '../observe.ts';
 import { classesOf, histogramOf, type HistogramSpec } from '../stats/histogram.ts';
 import type { FoldRunner } from '../workers/pool.ts';
 import type { BandOverride } from '../stac/item.ts';
@@ -459,6 +460,8 @@ async function* foldPass(ctx: RasterContext, zones: readonly PlannedZone[]): Asy
         statistics[key] = { ...bandStats(acc, z.aoiAreaM2, z.isArea ? (dataAreaM2[k] ?? 0) : 0), ...extra };
       });
       done[pos] = { statistics };
+      tally.pixels += z.plan.pixels;
+      tally.zones += 1;
     } catch (e) {
       // A statistic that failed (too many classes) is this zone's problem.
       done[pos] = { error: e };

@@ -28,6 +28,7 @@ import { wkbFromPolygons } from '../geometry/wkb.ts';
 import type { ChunkAoi, VectorChunkResult, VectorGroupResult, VectorGroupZonesTask } from '../vector/tally.ts';
 import { dataAreaM2, samePresence, type DataAreaRunner, type PieceSet, type UnionJob } from '../vector/data-area.ts';
 import { bandStats } from './respond.ts';
+import { tally } from '../observe.ts';
 
 export interface VectorDeps {
   config: Config;
@@ -112,6 +113,7 @@ function planVectorZone(ctx: VectorContext, aoi: Aoi): VectorZone {
       { limit_features: config.maxFeatures },
     );
   }
+  tally.features += considered;
   const chunkAoi: ChunkAoi = aoi.kind === 'point' ? { kind: 'point', lon: aoi.lon, lat: aoi.lat } : { kind: 'area', wkb: wkbFromPolygons(aoi.polygons) };
   return { aoi, boxes, groups, chunkAoi };
 }
@@ -253,6 +255,7 @@ export async function* vectorZonesStats(req: Omit<VectorRequest, 'aoi'>, geometr
 
 /** The partials of a zone merged into its answer, with data_area from the counted pieces. */
 async function respond(ctx: VectorContext, aoi: Aoi, partials: VectorChunkResult[], weighted: boolean): Promise<StatsResponse> {
+  tally.zones += 1;
   const { columns, names, deps } = ctx;
   const { signal } = deps;
   // Merge the partials column by column.

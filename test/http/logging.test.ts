@@ -84,6 +84,8 @@ describe('request logging', () => {
     expect(line['durationMs'] as number).toBeGreaterThanOrEqual(0);
     expect(line['sourceRequests'] as number).toBeGreaterThan(0);
     expect(line['sourceBytes'] as number).toBeGreaterThan(0);
+    // The source's host, never its path: a local file is "file".
+    expect(line['sourceHosts']).toEqual(['file']);
     // Every line is JSON and no line of this request is the default "incoming request" pair.
     expect(lines().filter((l) => l.reqId === id && /incoming request|request completed/.test(String(l.msg)))).toEqual([]);
   });
@@ -100,6 +102,7 @@ describe('request logging', () => {
     // Every byte sent is counted, and nothing else (the header read also learns the size).
     expect(line['sourceBytes']).toBe(sent);
     expect(line['sourceRequests']).toBe(web.requests.length - before);
+    expect(line['sourceHosts']).toEqual([new URL(web.url('/')).host]);
   });
 
   it('a refused request (422) logs one `request` line with its status and no source I/O', async () => {

@@ -1,0 +1,102 @@
+/**
+ * GET /metrics in Prometheus' text format (issue 12), through prom-client (the only file importing it):
+ * request durations by route, method and status; upstream requests, bytes and errors by scheme; hits,
+ * misses and bytes of each cache; the worker pool's queue and utilisation; pixels, features and zones
+ * processed. The counts themselves are kept, dependency-free, in observe.ts and the caches.
+ */
+import fp from 'fastify-plugin';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { FastifyInstance } from 'fastify';
+import { tally } from '../observe.ts';
+import { decodedTiles } from '../raster/decode.ts';
+import { currentReadCache } from '../source/cache.ts';
+import type { FoldRunner } from '../workers/pool.ts';
+
+export const metricsPlugin = fp<{ runner: FoldRunner }>(async (app: FastifyInstance, opts) => {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'zonal_' });
+  const duration = new Histogram({
+    name: 'zonal_http_request_duration_seconds',
+    help: 'Time from request to answer, by route, method and status.',
+    labelNames: ['route', 'method', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [registry],
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    // The route's pattern, never the raw URL (bounded label values); unknown paths share one label.
+    duration.observe({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+  });
+
+  /** A counter whose value is read from a tally at scrape time. */
+  const fromMap = (name: string, help: string, labels: string[], read: () => [Record<string, string>, number][]) =>
+    new Counter({
+      name,
+      help,
+      labelNames: labels,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [l, v] of read()) this.inc(l, v);
+      },
+    });
+  fromMap('zonal_upstream_requests_total', 'Reads from sources, by scheme (cache hits are not reads).', ['scheme'], () => [...tally.upstreamRequests].map(([k, v]) => [{ scheme: k }, v]));
+  fromMap('zonal_upstream_bytes_total', 'Bytes read from sources, by scheme.', ['scheme'], () => [...tally.upstreamBytes].map(([k, v]) => [{ scheme: k }, v]));
+  fromMap('zonal_upstream_errors_total', 'Failed reads from sources, by scheme and reason.', ['scheme', 'reason'], () =>
+    [...tally.upstreamErrors].map(([k, v]) => {
+      const [scheme, reason] = k.split('\n');
+      return [{ scheme: scheme ?? '', reason: reason ?? '' }, v];
+    }),
+  );
+  const caches = (): [string, number, number][] => [
+    ...[...tally.cache].map(([name, [h, m]]): [string, number, number] => [name, h, m]),
+    ['decoded_tiles', decodedTiles.hits, decodedTiles.misses],
+  ];
+  fromMap('zonal_cache_hits_total', 'Cache lookups that found what they asked for, by cache.', ['cache'], () => caches().map(([c, h]) => [{ cache: c }, h]));
+  fromMap('zonal_cache_misses_total', 'Cache lookups that did not, by cache.', ['cache'], () => caches().map(([c, , m]) => [{ cache: c }, m]));
+  new Gauge({
+    name: 'zonal_cache_bytes',
+    help: 'Bytes held, by cache.',
+    labelNames: ['cache'],
+    registers: [registry],
+    collect() {
+      this.set({ cache: 'source_bytes' }, currentReadCache()?.bytes ?? 0);
+      this.set({ cache: 'decoded_tiles' }, decodedTiles.bytes);
+    },
+  });
+  new Gauge({
+    name: 'zonal_worker_queue_tasks',
+    help: 'Worker pool tasks queued or running.',
+    registers: [registry],
+    collect() {
+      this.set(opts.runner.pending);
+    },
+  });
+  new Gauge({
+    name: 'zonal_worker_utilization',
+    help: 'Share of the worker threads\' time spent running tasks since start (0..1).',
+    registers: [registry],
+    collect() {
+      this.set(opts.runner.utilization);
+    },
+  });
+  for (const [name, help, read] of [
+    ['zonal_pixels_total', 'Pixels in the windows read for zones.', () => tally.pixels],
+    ['zonal_features_total', 'Vector features considered for zones.', () => tally.features],
+    ['zonal_zones_total', 'Zones answered (a single AOI counts one).', () => tally.zones],
+  ] as const) {
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(read());
+      },
+    });
+  }
+
+  app.get('/metrics', { schema: { tags: ['meta'], summary: 'Prometheus metrics', hide: true } }, async (_request, reply) => {
+    reply.type(registry.contentType);
+    return registry.metrics();
+  });
+});

@@ -1,0 +1,35 @@
+/**
+ * What the service counts for /metrics (issue 12), as plain numbers: no dependency, so that any layer may
+ * count without importing the metrics library (http/metrics.ts, its only adapter, reads these).
+ */
+export const tally = {
+  /** Pixel windows read for zones (the AOI windows planned), and features considered, zones answered. */
+  pixels: 0,
+  features: 0,
+  zones: 0,
+  /** Upstream reads by scheme (http, https, s3, file), their bytes, and failures by scheme and reason. */
+  upstreamRequests: new Map<string, number>(),
+  upstreamBytes: new Map<string, number>(),
+  upstreamErrors: new Map<string, number>(),
+  /** Cache lookups by cache name: [hits, misses]. */
+  cache: new Map<string, [number, number]>(),
+};
+
+function add(map: Map<string, number>, key: string, n: number): void {
+  map.set(key, (map.get(key) ?? 0) + n);
+}
+
+export function countUpstream(scheme: string, bytes: number): void {
+  add(tally.upstreamRequests, scheme, 1);
+  add(tally.upstreamBytes, scheme, bytes);
+}
+
+export function countUpstreamError(scheme: string, reason: string): void {
+  add(tally.upstreamErrors, `${scheme}\n${reason}`, 1);
+}
+
+export function countCache(name: string, hit: boolean): void {
+  const c = tally.cache.get(name) ?? [0, 0];
+  c[hit ? 0 : 1] += 1;
+  tally.cache.set(name, c);
+}
