@@ -136,8 +136,8 @@ describe('decimalValue', () => {
       // Compare |here| / den_here < |o| / den_o.
       expect(here.abs * o.den < o.abs * here.den).toBe(true);
     }
-    // hyparquet's own conversion (unscaled × 10^-scale) is one ulp off here.
-    expect(Number(123456789012345678n) * 10 ** -4).not.toBe(Number('12345678901234.5678'));
+    // (hyparquet's own conversion, unscaled × 10^-scale, is one ulp off here on Node 20; Node 24 computes
+    // 10 ** -4 otherwise, so that is not asserted: the nearest double above is what matters.)
     expect(decimalValue(-123456789012345678n, 4)).toBe(Number('-12345678901234.5678'));
   });
 

@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+/**
+ * The compiled build (dist/, tsc -p tsconfig.build.json) and whether it is up to date with src/. `npm start`
+ * runs this first (`node scripts/build.mjs --if-stale`): it builds only when a source file is newer than the
+ * last build, so `npm ci && npm start` works on a fresh machine and a restart costs nothing. Without src/
+ * (the container image) the build is whatever dist/ holds.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const STAMP = join(ROOT, 'dist', '.built');
+
+function newest(dir) {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+/** Whether dist/ holds a build at least as new as every file of src/ (and of the build's config). */
+export function distIsFresh() {
+  if (!existsSync(join(ROOT, 'src'))) return existsSync(join(ROOT, 'dist', 'server.js'));
+  if (!existsSync(STAMP)) return false;
+  const built = statSync(STAMP).mtimeMs;
+  return newest(join(ROOT, 'src')) <= built && statSync(join(ROOT, 'tsconfig.build.json')).mtimeMs <= built && statSync(join(ROOT, 'tsconfig.json')).mtimeMs <= built;
+}
+
+export function build() {
+  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+  writeFileSync(STAMP, `${new Date().toISOString()}\n`);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  if (process.argv.includes('--if-stale') && distIsFresh()) process.exit(0);
+  process.stderr.write('building dist/ (tsc -p tsconfig.build.json) …\n');
+  build();
+}

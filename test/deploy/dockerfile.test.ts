@@ -1,0 +1,45 @@
+/**
+ * The Dockerfile, read statically (no Docker engine here): multi-stage, the final stage on Node 24 LTS
+ * with only production modules and the compiled code, non-root, a HEALTHCHECK on /health/live, node as the
+ * command (signals reach the server); every COPY source exists and passes .dockerignore.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = new URL('../../', import.meta.url);
+const text = readFileSync(new URL('Dockerfile', ROOT), 'utf8');
+const ignore = readFileSync(new URL('.dockerignore', ROOT), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+const stages = text.split(/^FROM /m).slice(1).map((s) => `FROM ${s}`);
+const final = stages.at(-1) as string;
+
+describe('Dockerfile', () => {
+  it('is multi-stage; the image runs Node 24 LTS, non-root, health-checked, `node dist/server.js`', () => {
+    expect(stages.length).toBeGreaterThanOrEqual(2);
+    expect(final).toMatch(/^FROM node:24-[a-z-]+\s*$/m);
+    expect(final).toMatch(/^USER node$/m);
+    expect(final).toMatch(/HEALTHCHECK[\s\S]*\/health\/live/);
+    expect(final).toMatch(/^CMD \["node", "dist\/server\.js"\]$/m);
+  });
+
+  it('has no dev tooling in the final stage: no sources, no tsx, no full npm ci', () => {
+    expect(final).not.toMatch(/COPY (\.\/)?src|tsx|typescript/);
+    expect(final).not.toMatch(/npm ci(?! --omit=dev)/);
+    expect(text).toMatch(/npm ci --omit=dev/);
+  });
+
+  it('every COPY from the context exists and is not ignored', () => {
+    for (const line of text.split('\n').filter((l) => /^COPY (?!--from)/.test(l))) {
+      const sources = line.replace(/^COPY /, '').split(/\s+/).slice(0, -1);
+      for (const s of sources) {
+        expect(existsSync(new URL(s, ROOT)), s).toBe(true);
+        const top = s.replace(/^\.\//, '').split('/')[0] as string;
+        const excluded = ignore.includes(top) && !ignore.includes(`!${s.replace(/^\.\//, '')}`);
+        expect(excluded, `${s} is excluded by .dockerignore`).toBe(false);
+      }
+    }
+  });
+
+  it('.dockerignore keeps node_modules, dist, tests and benchmarks out of the context', () => {
+    for (const p of ['node_modules', 'dist', 'test', 'bench', '.git']) expect(ignore).toContain(p);
+  });
+});
