@@ -145,7 +145,7 @@ export class FileSource implements ByteSource {
 }
 
 function forbidden(name: string): SourceError {
-  return new SourceError('forbidden', `The file "${name}" is outside the data folders this service may read.`);
+  return new SourceError('forbidden', `The file "${name}" is outside the data folders this service may read (an operator lists them in ZONAL_DATA_ROOTS).`);
 }
 
 function missing(name: string, e: unknown): SourceError {

@@ -395,7 +395,7 @@ export class HttpSource implements ByteSource {
 }
 
 function refused(): SourceError {
-  return new SourceError('forbidden', 'The source URL points to a private, loopback or link-local address, which this service may not fetch.');
+  return new SourceError('forbidden', 'The source URL points to a private, loopback or link-local address, which this service may not fetch (an operator allows such addresses with ZONAL_ALLOW_PRIVATE_NETWORKS).');
 }
 
 function changed(status: number): SourceError {

@@ -170,6 +170,19 @@ describe('problem+json for every status of CONTRACT §6', () => {
     it('a file:// path outside the data roots', async () => {
       const body = expectProblem(await post({ url: 'file:///etc/passwd', aoi: AOI }), 403, 'url_forbidden');
       expect(body.detail).not.toContain('/etc');
+      // The refusal names the setting that would allow it.
+      expect(body.detail).toContain('ZONAL_DATA_ROOTS');
+    });
+
+    it('a private address names ZONAL_ALLOW_PRIVATE_NETWORKS', async () => {
+      const strict = await buildTestApp({ allowPrivateNetworks: false });
+      try {
+        const res = await strict.inject({ method: 'POST', url: RASTER, payload: { url: 'http://127.0.0.1:9/x.tif', aoi: AOI } });
+        const body = expectProblem(res, 403, 'url_forbidden');
+        expect(body.detail).toContain('ZONAL_ALLOW_PRIVATE_NETWORKS');
+      } finally {
+        await strict.close();
+      }
     });
 
     it('a missing file outside the roots is 403 too (does not reveal what exists there)', async () => {
