@@ -38,6 +38,8 @@ export interface RasterDeps {
   signal?: AbortSignal;
   /** Per-band nodata/scale/offset to use where the file has none (STAC raster:bands), index 0 = band 1. */
   bandDefaults?: readonly BandOverride[];
+  /** Told which level a single-zone answer read (0 full resolution; approx_stats may pick an overview). */
+  onLevel?(level: { index: number; width: number; height: number; pixelSize: number }): void;
 }
 
 const WGS84 = '+proj=longlat +datum=WGS84 +no_defs';
@@ -341,6 +343,9 @@ export async function rasterZonalStats(req: RasterRequest, deps: RasterDeps): Pr
   const geometry = geometryOf(req.aoi, req.radius);
   const ctx = await openRasterContext(req, deps);
   const zone = planRasterZone(ctx, geometry);
+  const level = ctx.reader.info.levels[zone.plan.level] as RasterLevel;
+  const size = pixelSize(level.grid);
+  deps.onLevel?.({ index: level.index, width: level.grid.width, height: level.grid.height, pixelSize: Math.sqrt(size.alongRow * size.alongColumn) });
   for await (const outcome of foldZones(ctx, [zone])) {
     if ('error' in outcome) throw outcome.error;
     return outcome.statistics;

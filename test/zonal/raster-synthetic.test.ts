@@ -46,7 +46,7 @@ describe('raster endpoint on synthetic rasters (hand-derived values)', () => {
 
   const post = async (body: Record<string, unknown>) => {
     const res = await app.inject({ method: 'POST', url: '/api/v1/zonal-stats/raster', payload: body });
-    return { status: res.statusCode, body: res.json() };
+    return { status: res.statusCode, body: res.json(), level: res.headers['x-zonal-level'] };
   };
 
   const dtypes = [
@@ -185,5 +185,8 @@ describe('raster endpoint on synthetic rasters (hand-derived values)', () => {
     const approx = await post({ url: fixtureUrl('raster/synthetic/overviews.tif'), aoi, stats: ['count', 'mean', 'max'], approx_stats: true });
     // at factor 2 the overview pixel (c, r) is 2(c + r) + 1
     expect(approx.body.band_1).toMatchObject({ count: 1024 * 1024, mean: 2047, max: 2 * 2046 + 1 });
+    // The answer says which level it read: x-zonal-level names the overview, its size and pixel size.
+    expect(exact.level).toBe('0; size=2048x2048; pixel=30');
+    expect(approx.level).toBe('1; size=1024x1024; pixel=60');
   });
 });

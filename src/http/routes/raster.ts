@@ -11,6 +11,11 @@ import { useCaseDeps } from '../context.ts';
 import { zoneGeometries, zoneOutcomes, zonesOf } from '../../zonal/zones.ts';
 import { replyZones } from '../zones.ts';
 
+/** `x-zonal-level`: the level read (0 full resolution, n the n-th overview), its size and pixel size (CRS units). */
+function levelHeader(l: { index: number; width: number; height: number; pixelSize: number }): string {
+  return `${l.index}; size=${l.width}x${l.height}; pixel=${Number(l.pixelSize.toPrecision(6))}`;
+}
+
 export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
   app.post(
     '/api/v1/zonal-stats/raster',
@@ -26,7 +31,7 @@ export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
     },
     async (request, reply) => {
       const body = request.body;
-      if (body.aoi.type !== 'FeatureCollection') return rasterZonalStats(body, useCaseDeps(deps, request));
+      if (body.aoi.type !== 'FeatureCollection') return rasterZonalStats(body, { ...useCaseDeps(deps, request), onLevel: (l) => reply.header('x-zonal-level', levelHeader(l)) });
       // One source and one pass over the blocks for all zones (zonal/raster.ts).
       const zones = zonesOf(body.aoi, deps.config.maxZones);
       const { aoi: _aoi, ...rest } = body;
@@ -49,7 +54,7 @@ export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
     },
     async (request, reply) => {
       const body = request.body;
-      if (body.aoi.type !== 'FeatureCollection') return rasterStacStats(body, useCaseDeps(deps, request));
+      if (body.aoi.type !== 'FeatureCollection') return rasterStacStats(body, { ...useCaseDeps(deps, request), onLevel: (l) => reply.header('x-zonal-level', levelHeader(l)) });
       // The Item is read once, then one pass over the asset's blocks for all zones.
       const zones = zonesOf(body.aoi, deps.config.maxZones);
       const { aoi: _aoi, ...rest } = body;
