@@ -50,6 +50,45 @@ function fieldErrors(validation: AjvError[]): FieldError[] {
   });
 }
 
+/** The value at a JSON pointer of the body (for messages). */
+function valueAt(body: unknown, pointer: string): unknown {
+  let v: unknown = body;
+  for (const key of pointer.split('/').slice(1)) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
+  return v;
+}
+
+const AOI_TYPES = ['Point', 'Polygon', 'MultiPolygon', 'Feature', 'FeatureCollection'];
+const GEOMETRY_TYPES = ['Point', 'Polygon', 'MultiPolygon'];
+
+/**
+ * The user's words for the validator's commonest findings (issue 12): a GeoJSON type that does not exist
+ * (or in the wrong case), coordinates that are not WGS84 degrees, a value outside a list. Null: the
+ * generic sentence from the first error.
+ */
+function userDetail(validation: AjvError[], body: unknown): string | null {
+  const tag = validation.find((e) => e.keyword === 'discriminator' || /value of tag "type"/.test(e.message ?? ''));
+  if (tag) {
+    const path = tag.instancePath ?? '';
+    const given = valueAt(body, `${path}/type`);
+    const allowed = /\/features\/\d+$/.test(path) || path.endsWith('/geometry') ? GEOMETRY_TYPES : AOI_TYPES;
+    const near = typeof given === 'string' ? allowed.find((t) => t.toLowerCase() === given.toLowerCase()) : undefined;
+    return `${path || '/'} has "type": ${JSON.stringify(given ?? null)}; it must be one of ${allowed.join(', ')}${near ? ` (GeoJSON type names are case-sensitive: "${near}")` : ''}.`;
+  }
+  const coord = validation.find((e) => /\/coordinates(\/|$)/.test(e.instancePath ?? '') && (e.keyword === 'maximum' || e.keyword === 'minimum'));
+  if (coord) {
+    const v = valueAt(body, coord.instancePath ?? '');
+    const metres = typeof v === 'number' && Math.abs(v) > 1000;
+    return `Coordinates are WGS84 longitude/latitude in degrees, [longitude, latitude] (longitude −180..180, up to ±360 across the antimeridian; latitude −90..90)${metres ? `: ${v} looks like projected metres; transform the geometry to EPSG:4326 first` : `: ${coord.instancePath} is ${JSON.stringify(v)}`}.`;
+  }
+  const consts = validation.filter((e) => e.keyword === 'const' && e.params?.['allowedValue'] !== undefined);
+  if (consts.length > 1) {
+    const path = consts[0]?.instancePath ?? '';
+    const values = consts.filter((e) => e.instancePath === path).map((e) => String(e.params?.['allowedValue']));
+    return `${path} is ${JSON.stringify(valueAt(body, path))}; it must be one of ${values.join(', ')}.`;
+  }
+  return null;
+}
+
 function fastifyCode(error: FastifyError): ErrorCode | null {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -86,7 +125,8 @@ export const problemPlugin = fp(async (app: FastifyInstance) => {
     if (error.validation) {
       const errors = fieldErrors(error.validation as AjvError[]);
       const first = errors[0];
-      const detail = first ? `The request is invalid: ${first.path} ${first.message}.` : 'The request is invalid.';
+      const plain = first ? `The request is invalid: ${first.path} ${first.message}.` : 'The request is invalid.';
+      const detail = userDetail(error.validation as AjvError[], request.body) ?? plain;
       return sendProblem(reply, 'validation_failed', detail, { errors });
     }
     if (error instanceof ZonalError) {

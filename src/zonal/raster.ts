@@ -40,6 +40,14 @@ export interface RasterDeps {
   bandDefaults?: readonly BandOverride[];
   /** Told which level a single-zone answer read (0 full resolution; approx_stats may pick an overview). */
   onLevel?(level: { index: number; width: number; height: number; pixelSize: number }): void;
+  /** Told a sentence for the user beside a valid answer (an AOI that misses the raster but would not swapped). */
+  onNote?(note: string): void;
+}
+
+/** The geometry with every position's first two numbers swapped ([lat, lon] given for [lon, lat]). */
+function swapped(g: GeometryRequest): GeometryRequest {
+  const swap = (c: unknown): unknown => (Array.isArray(c) && typeof c[0] === 'number' ? [c[1], c[0], ...c.slice(2)] : Array.isArray(c) ? c.map(swap) : c);
+  return { ...g, coordinates: swap(g.coordinates) } as GeometryRequest;
 }
 
 const WGS84 = '+proj=longlat +datum=WGS84 +no_defs';
@@ -343,6 +351,16 @@ export async function rasterZonalStats(req: RasterRequest, deps: RasterDeps): Pr
   const geometry = geometryOf(req.aoi, req.radius);
   const ctx = await openRasterContext(req, deps);
   const zone = planRasterZone(ctx, geometry);
+  if (zone.plan.window === null && deps.onNote) {
+    // Count 0 because the AOI misses the raster: say so when [latitude, longitude] would have met it.
+    try {
+      if (planRasterZone(ctx, swapped(geometry)).plan.window !== null) {
+        deps.onNote('The area of interest misses the raster, but with its two coordinates swapped it would meet it: GeoJSON positions are [longitude, latitude].');
+      }
+    } catch {
+      // The swapped geometry is not even valid: nothing to suggest.
+    }
+  }
   const level = ctx.reader.info.levels[zone.plan.level] as RasterLevel;
   const size = pixelSize(level.grid);
   deps.onLevel?.({ index: level.index, width: level.grid.width, height: level.grid.height, pixelSize: Math.sqrt(size.alongRow * size.alongColumn) });

@@ -711,3 +711,39 @@ describe('problem+json for every status of CONTRACT §6', () => {
     });
   });
 });
+
+describe('first contact: validation in the user’s words (issue 12)', () => {
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    app = await buildTestApp();
+  });
+  afterAll(async () => app.close());
+  const ELEV = `file://${FIXTURES}raster/elev.cog.tif`;
+  const ask = (body: Record<string, unknown>) => app.inject({ method: 'POST', url: RASTER, payload: { url: ELEV, ...body } });
+
+  it('a lowercase or unknown GeoJSON type lists the accepted ones (and the right case)', async () => {
+    const lower = expectProblem(await ask({ aoi: { type: 'polygon', coordinates: [[[6, 49.6], [6.2, 49.6], [6.2, 49.8], [6, 49.6]]] } }), 422, 'validation_failed');
+    expect(lower.detail).toBe('/aoi has "type": "polygon"; it must be one of Point, Polygon, MultiPolygon, Feature, FeatureCollection (GeoJSON type names are case-sensitive: "Polygon").');
+    const circle = expectProblem(await ask({ aoi: { type: 'Circle', coordinates: [6, 49.6] } }), 422, 'validation_failed');
+    expect(circle.detail).toMatch(/"Circle"; it must be one of Point, Polygon/);
+  });
+
+  it('coordinates in metres say WGS84 longitude/latitude in degrees', async () => {
+    const body = expectProblem(await ask({ aoi: { type: 'Polygon', coordinates: [[[650000, 5500000], [660000, 5500000], [660000, 5510000], [650000, 5500000]]] } }), 422, 'validation_failed');
+    expect(body.detail).toMatch(/^Coordinates are WGS84 longitude\/latitude in degrees.*650000 looks like projected metres; transform the geometry to EPSG:4326 first\.$/);
+  });
+
+  it('a value outside a list names the allowed values', async () => {
+    const body = expectProblem(await ask({ aoi: { type: 'Point', coordinates: [6.1, 49.6] }, pixels: 'all-touched' }), 422, 'validation_failed');
+    expect(body.detail).toBe('/pixels is "all-touched"; it must be one of center, all_touched, fractional.');
+  });
+
+  it('[latitude, longitude] that misses the raster: count 0 with a note that swapping would meet it', async () => {
+    const res = await ask({ aoi: { type: 'Point', coordinates: [49.61, 6.13], radius: 1000 } });
+    expect(res.statusCode).toBe(200);
+    expect((res.json() as { band_1: { count: number } }).band_1.count).toBe(0);
+    expect(res.headers['x-zonal-note']).toMatch(/swapped it would meet it: GeoJSON positions are \[longitude, latitude\]/);
+    const right = await ask({ aoi: { type: 'Point', coordinates: [6.13, 49.61], radius: 1000 } });
+    expect(right.headers['x-zonal-note']).toBeUndefined();
+  });
+});

@@ -31,7 +31,7 @@ export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
     },
     async (request, reply) => {
       const body = request.body;
-      if (body.aoi.type !== 'FeatureCollection') return rasterZonalStats(body, { ...useCaseDeps(deps, request), onLevel: (l) => reply.header('x-zonal-level', levelHeader(l)) });
+      if (body.aoi.type !== 'FeatureCollection') return rasterZonalStats(body, { ...useCaseDeps(deps, request), onLevel: (l) => reply.header('x-zonal-level', levelHeader(l)), onNote: (n) => reply.header('x-zonal-note', n) });
       // One source and one pass over the blocks for all zones (zonal/raster.ts).
       const zones = zonesOf(body.aoi, deps.config.maxZones);
       const { aoi: _aoi, ...rest } = body;
@@ -54,7 +54,7 @@ export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
     },
     async (request, reply) => {
       const body = request.body;
-      if (body.aoi.type !== 'FeatureCollection') return rasterStacStats(body, { ...useCaseDeps(deps, request), onLevel: (l) => reply.header('x-zonal-level', levelHeader(l)) });
+      if (body.aoi.type !== 'FeatureCollection') return rasterStacStats(body, { ...useCaseDeps(deps, request), onLevel: (l) => reply.header('x-zonal-level', levelHeader(l)), onNote: (n) => reply.header('x-zonal-note', n) });
       // The Item is read once, then one pass over the asset's blocks for all zones.
       const zones = zonesOf(body.aoi, deps.config.maxZones);
       const { aoi: _aoi, ...rest } = body;
