@@ -6,7 +6,7 @@
  * (the container image) the build is whatever dist/ holds.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -35,8 +35,33 @@ export function build() {
   writeFileSync(STAMP, `${new Date().toISOString()}\n`);
 }
 
+/** Runs `fn` holding .building (a directory: made atomically), so two builds never write dist/ at once. */
+function locked(fn) {
+  const lock = join(ROOT, '.building');
+  const until = Date.now() + 120_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (Date.now() > until) throw new Error('another build holds .building for 2 minutes');
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    }
+  }
+  try {
+    fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  if (process.argv.includes('--if-stale') && distIsFresh()) process.exit(0);
-  process.stderr.write('building dist/ (tsc -p tsconfig.build.json) …\n');
-  build();
+  const ifStale = process.argv.includes('--if-stale');
+  if (ifStale && distIsFresh()) process.exit(0);
+  locked(() => {
+    // Another process may have built it while this one waited.
+    if (ifStale && distIsFresh()) return;
+    process.stderr.write('building dist/ (tsc -p tsconfig.build.json) …\n');
+    build();
+  });
 }
