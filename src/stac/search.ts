@@ -66,7 +66,8 @@ function found(raw: unknown, page: URL): FoundItem {
   return { item: o as StacItem, id: o['id'] as string, datetime: when as string, time, bbox, base };
 }
 
-function meets(a: [number, number, number, number] | null, b: [number, number, number, number]): boolean {
+/** Whether an Item's bbox (null: unknown, taken as meeting) meets box `b`. */
+export function itemMeets(a: [number, number, number, number] | null, b: readonly [number, number, number, number]): boolean {
   if (a === null) return true;
   // An Item across the antimeridian (west > east) meets what either of its halves meets.
   const lonMeets = a[0] <= a[2] ? a[0] <= b[2] && b[0] <= a[2] : b[2] >= a[0] || b[0] <= a[2];
@@ -123,7 +124,7 @@ export async function searchItems(req: SearchRequest, bbox: [number, number, num
           const collection = (raw as Record<string, unknown>)['collection'];
           if (req.collections && !req.collections.includes(String(collection))) continue;
           if (window && !(f.time >= window[0] && f.time <= window[1])) continue;
-          if (!meets(f.bbox, bbox)) continue;
+          if (!itemMeets(f.bbox, bbox)) continue;
           if (out.length >= limit) {
             more = true;
             break;

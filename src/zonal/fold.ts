@@ -296,9 +296,9 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
     let block: DecodedBlock | null = null;
     let rasters: DecodedBlock[] = [];
     let classAt: ((col: number, row: number) => number) | null = null;
+    const blockWin: PixelWindow = { col0: encoded.col0, row0: encoded.row0, width: Math.min(task.format.codec.tileWidth, levelWidth - encoded.col0), height: Math.min(task.format.codec.tileHeight, levelHeight - encoded.row0) };
     for (const z of task.touches[k] ?? []) {
       const zone = task.zones[z] as FoldZone;
-      const blockWin: PixelWindow = { col0: encoded.col0, row0: encoded.row0, width: Math.min(task.format.codec.tileWidth, levelWidth - encoded.col0), height: Math.min(task.format.codec.tileHeight, levelHeight - encoded.row0) };
       const win = intersectWindows(blockWin, zone.window);
       if (!win) continue;
       const cov = coverageFor(zone, win, levelWidth, levelHeight);

@@ -13,7 +13,7 @@ import { parseAoi } from '../geometry/aoi.ts';
 import { bboxOfPolygons } from '../geometry/bbox.ts';
 import type { BBox } from '../geometry/types.ts';
 import { isGeoTiffAsset, pickAsset, rasterBandsOf, resolveHref } from '../stac/item.ts';
-import { searchItems, type FoundItem } from '../stac/search.ts';
+import { itemMeets, searchItems, type FoundItem } from '../stac/search.ts';
 import { parseInstant, pickItems } from '../stac/time.ts';
 import { rasterZonesStats, type RasterDeps, type RasterInput, type RasterSources } from './raster.ts';
 import { expressionInputs } from '../stats/expression.ts';
@@ -53,12 +53,6 @@ function dateOf(zone: Zone, time: RasterStacSearchRequest['time']): number | nul
   return t;
 }
 
-function bboxMeets(a: [number, number, number, number] | null, b: BBox): boolean {
-  if (a === null) return true;
-  const lonMeets = a[0] <= a[2] ? a[0] <= b[2] && b[0] <= a[2] : b[2] >= a[0] || b[0] <= a[2];
-  return lonMeets && a[1] <= b[3] && b[1] <= a[3];
-}
-
 export async function* stacSearchOutcomes(req: RasterStacSearchRequest, zones: readonly Zone[], deps: StacSearchDeps): AsyncGenerator<ZoneOutcome> {
   const { config, signal } = deps;
   const rule = req.time?.rule ?? 'all';
@@ -89,7 +83,7 @@ export async function* stacSearchOutcomes(req: RasterStacSearchRequest, zones: r
   // Which Items each zone takes (indexes into `items`, ascending time).
   const picks: number[][] = planned.map((p) => {
     if (p.error !== undefined || !p.bbox) return [];
-    const meeting = items.flatMap((it, i) => (bboxMeets(it.bbox, p.bbox as BBox) ? [i] : []));
+    const meeting = items.flatMap((it, i) => (itemMeets(it.bbox, p.bbox as BBox) ? [i] : []));
     return pickItems(meeting.map((i) => (items[i] as FoundItem).time), rule, p.date, req.time?.days ?? 0).map((k) => meeting[k] as number);
   });
   const rows = picks.reduce((n, p) => n + p.length, 0);

@@ -11,6 +11,7 @@ import { MERGE_GAP } from '../../src/raster/reader.ts';
 import proj4 from 'proj4';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, FIXTURES, fixtureUrl } from '../helpers/build-app.ts';
+import { blockIndex } from '../helpers/tiff-index.ts';
 import { startRangeServer, type LoggedRequest, type RangeServer } from '../helpers/range-server.ts';
 import { startS3Server, useS3Env, type S3Server } from '../helpers/s3-server.ts';
 
@@ -32,26 +33,7 @@ function utmRect(x0: number, y0: number, x1: number, y1: number) {
   return { type: 'Polygon', coordinates: [[toLonLat(x0, y0), toLonLat(x1, y0), toLonLat(x1, y1), toLonLat(x0, y1), toLonLat(x0, y0)]] };
 }
 
-/** TileOffsets (324) and TileByteCounts (325) of the first IFD of a classic little-endian TIFF. */
-function tileIndex(bytes: Uint8Array): { offsets: number[]; counts: number[] } {
-  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  expect(dv.getUint16(0, true)).toBe(0x4949); // "II"
-  expect(dv.getUint16(2, true)).toBe(42); // classic TIFF
-  const ifd = dv.getUint32(4, true);
-  const n = dv.getUint16(ifd, true);
-  const out: Record<number, number[]> = {};
-  for (let i = 0; i < n; i++) {
-    const at = ifd + 2 + 12 * i;
-    const tag = dv.getUint16(at, true);
-    if (tag !== 324 && tag !== 325) continue;
-    const type = dv.getUint16(at + 2, true);
-    const count = dv.getUint32(at + 4, true);
-    const size = type === 3 ? 2 : 4; // SHORT or LONG
-    const base = count * size <= 4 ? at + 8 : dv.getUint32(at + 8, true);
-    out[tag] = Array.from({ length: count }, (_, k) => (size === 2 ? dv.getUint16(base + 2 * k, true) : dv.getUint32(base + 4 * k, true)));
-  }
-  return { offsets: out[324] ?? [], counts: out[325] ?? [] };
-}
+const tileIndex = (bytes: Uint8Array) => blockIndex(bytes, 324, 325);
 
 const HEADER_CAP = 64 * 1024;
 

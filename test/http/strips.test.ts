@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import proj4 from 'proj4';
 import { buildTestApp, FIXTURES } from '../helpers/build-app.ts';
+import { blockIndex } from '../helpers/tiff-index.ts';
 import { startRangeServer, type RangeServer } from '../helpers/range-server.ts';
 
 const PATH = '/raster/strips/rows_5000.tif';
@@ -20,26 +21,7 @@ const BYTES = new Uint8Array(readFileSync(join(FIXTURES, PATH)));
 const CASE = JSON.parse(readFileSync(join(FIXTURES, 'cases/strips_rows_window.request.json'), 'utf8')) as { body: Record<string, unknown> };
 const EXPECTED = JSON.parse(readFileSync(join(FIXTURES, 'cases/strips_rows_window.expected.json'), 'utf8')) as { response: { band_1: Record<string, number> } };
 
-/** StripOffsets (273) and StripByteCounts (279) of the first IFD of a classic little-endian TIFF, read here by hand. */
-function stripIndex(bytes: Uint8Array): { offsets: number[]; counts: number[] } {
-  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  expect(dv.getUint16(0, true)).toBe(0x4949);
-  expect(dv.getUint16(2, true)).toBe(42);
-  const ifd = dv.getUint32(4, true);
-  const n = dv.getUint16(ifd, true);
-  const out: Record<number, number[]> = {};
-  for (let i = 0; i < n; i++) {
-    const at = ifd + 2 + 12 * i;
-    const tag = dv.getUint16(at, true);
-    if (tag !== 273 && tag !== 279) continue;
-    const type = dv.getUint16(at + 2, true);
-    const count = dv.getUint32(at + 4, true);
-    const size = type === 3 ? 2 : 4;
-    const base = count * size <= 4 ? at + 8 : dv.getUint32(at + 8, true);
-    out[tag] = Array.from({ length: count }, (_, k) => (size === 2 ? dv.getUint16(base + 2 * k, true) : dv.getUint32(base + 4 * k, true)));
-  }
-  return { offsets: out[273] ?? [], counts: out[279] ?? [] };
-}
+const stripIndex = (bytes: Uint8Array) => blockIndex(bytes, 273, 279);
 
 const UTM = '+proj=utm +zone=33 +datum=WGS84 +units=m +no_defs';
 /** A zone over rows [row0, row1) and columns [col0, col1) of the file (10 m pixels from x 500000, y 5100000), inset by 3 m. */
