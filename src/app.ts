@@ -5,7 +5,7 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import underPressure from '@fastify/under-pressure';
-import type { Config } from './config.ts';
+import { DEFAULT_DATA_ROOT, type Config } from './config.ts';
 import { metricsPlugin } from './http/metrics.ts';
 import { problemPlugin, sendProblem } from './http/problem.ts';
 import { docsPlugin } from './http/docs.ts';
@@ -23,6 +23,8 @@ export interface BuildOptions {
   openSource?: typeof defaultOpenSource;
   /** pino logger options, or false to silence logs (tests). */
   logger?: boolean | Record<string, unknown>;
+  /** The demo folder the /docs examples name (default: the bundled one; `npm run openapi` uses the container's). */
+  demoDir?: string;
 }
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
@@ -89,7 +91,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
   });
   await app.register(metricsPlugin, { runner });
-  await app.register(docsPlugin);
+  await app.register(docsPlugin, { demoDir: options.demoDir ?? DEFAULT_DATA_ROOT });
   await app.register(metaRoutes, { lifecycle });
   await app.register(rasterRoutes, deps);
   await app.register(vectorRoutes, deps);

@@ -3,11 +3,20 @@ import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { pathToFileURL } from 'node:url';
+import { DEMO_URL } from '../schemas/common.ts';
 
 export const SERVICE_VERSION = '0.1.0';
 
-export const docsPlugin = fp(async (app: FastifyInstance) => {
+/** `demoDir`: the bundled demo folder of this instance, which the request examples name (schemas/common.ts). */
+export const docsPlugin = fp(async (app: FastifyInstance, opts: { demoDir: string }) => {
+  const here = pathToFileURL(opts.demoDir.endsWith('/') ? opts.demoDir : `${opts.demoDir}/`).href;
   await app.register(swagger, {
+    // So "Try it out" runs as written on this machine, not only in the container.
+    transformObject: (doc) => {
+      const object = 'openapiObject' in doc ? doc.openapiObject : doc.swaggerObject;
+      return here === DEMO_URL ? object : JSON.parse(JSON.stringify(object).replaceAll(DEMO_URL, here));
+    },
     openapi: {
       openapi: '3.0.3',
       info: {

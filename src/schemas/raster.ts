@@ -1,7 +1,7 @@
 /** Raster request schema (CONTRACT §2). */
 import { Type, type Static } from '@sinclair/typebox';
 import { AoiSchema } from './aoi.ts';
-import { StatsSchema, UrlSchema } from './common.ts';
+import { DEMO_URL, StatsSchema, UrlSchema } from './common.ts';
 
 export const RasterRequestSchema = Type.Object(
   {
@@ -73,10 +73,24 @@ export const RasterRequestSchema = Type.Object(
     title: 'RasterRequest',
     examples: [
       {
-        url: 'https://example.com/cogs/elevation.tif',
+        url: `${DEMO_URL}elev.cog.tif`,
         aoi: { type: 'Polygon', coordinates: [[[6.0, 49.6], [6.2, 49.6], [6.2, 49.8], [6.0, 49.8], [6.0, 49.6]]] },
         stats: ['count', 'min', 'max', 'mean', 'median', 'nodata'],
         bands: [1],
+      },
+      {
+        url: `${DEMO_URL}elev.cog.tif`,
+        aoi: {
+          type: 'FeatureCollection',
+          features: [
+            { type: 'Feature', id: 'site-1', properties: { name: 'north' }, geometry: { type: 'Point', coordinates: [6.1, 49.75] } },
+            { type: 'Feature', id: 'site-2', properties: { name: 'south' }, geometry: { type: 'Polygon', coordinates: [[[6.0, 49.5], [6.1, 49.5], [6.1, 49.6], [6.0, 49.6], [6.0, 49.5]]] } },
+          ],
+        },
+        radius: 2000,
+        stats: ['count', 'mean', 'max'],
+        pixels: 'fractional',
+        histogram: { bins: 4, range: [200, 400] },
       },
     ],
   },

@@ -1,5 +1,6 @@
 /** STAC request schemas (CONTRACT §2): the raster / vector fields, `url` is the Item, plus `asset`. */
 import { Type, type Static } from '@sinclair/typebox';
+import { DEMO_STAC_URL, PUBLIC_S2_ITEM } from './common.ts';
 import { RasterRequestSchema } from './raster.ts';
 import { VectorRequestSchema } from './vector.ts';
 
@@ -11,12 +12,12 @@ export const RasterStacRequestSchema = Type.Composite([Type.Omit(RasterRequestSc
   title: 'RasterStacRequest',
   examples: [
     {
-      url: 'https://example.com/stac/olinda-l7.json',
-      asset: 'etm',
-      aoi: { type: 'Point', coordinates: [-34.87, -8.0], radius: 500 },
+      url: `${DEMO_STAC_URL}elev-item.json`,
+      asset: 'elevation',
+      aoi: { type: 'Point', coordinates: [6.13, 49.61], radius: 2000 },
       stats: ['count', 'mean', 'std'],
-      bands: [1, 4],
     },
+    { url: PUBLIC_S2_ITEM, asset: 'red', aoi: { type: 'Point', coordinates: [14.5, 46.05], radius: 500 }, stats: ['count', 'mean'] },
   ],
 });
 export type RasterStacRequest = Static<typeof RasterStacRequestSchema>;
@@ -26,7 +27,7 @@ export const VectorStacRequestSchema = Type.Composite([Type.Omit(VectorRequestSc
   title: 'VectorStacRequest',
   examples: [
     {
-      url: 'https://example.com/stac/nc-counties.json',
+      url: `${DEMO_STAC_URL}nc-item.json`,
       asset: 'counties',
       aoi: { type: 'Polygon', coordinates: [[[-80, 35], [-79, 35], [-79, 36], [-80, 36], [-80, 35]]] },
       columns: ['BIR74'],
@@ -73,6 +74,17 @@ export const RasterStacSearchRequestSchema = Type.Composite(
     additionalProperties: false,
     title: 'RasterStacSearchRequest',
     examples: [
+      {
+        stac: { url: `${DEMO_STAC_URL}items.json`, datetime: '2024-02-01/2024-12-31' },
+        asset: 'elevation',
+        aoi: {
+          type: 'FeatureCollection',
+          features: [{ type: 'Feature', id: 'city', properties: { visited: '2024-03-01' }, geometry: { type: 'Point', coordinates: [6.13, 49.61], radius: 2000 } }],
+        },
+        time: { rule: 'asof', property: 'visited' },
+        stats: ['count', 'mean'],
+        histogram: { bins: 3 },
+      },
       {
         stac: { url: 'https://earth-search.aws.element84.com/v1', collections: ['sentinel-2-l2a'], datetime: '2024-01-01/2024-12-31', max_items: 50 },
         asset: 'red',

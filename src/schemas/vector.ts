@@ -1,7 +1,7 @@
 /** Vector request schema (CONTRACT §2). */
 import { Type, type Static } from '@sinclair/typebox';
 import { AoiSchema } from './aoi.ts';
-import { StatsSchema, UrlSchema } from './common.ts';
+import { DEMO_URL, StatsSchema, UrlSchema } from './common.ts';
 
 export const VectorRequestSchema = Type.Object(
   {
@@ -30,7 +30,7 @@ export const VectorRequestSchema = Type.Object(
     title: 'VectorRequest',
     examples: [
       {
-        url: 's3://my-bucket/counties.parquet',
+        url: `${DEMO_URL}nc.parquet`,
         aoi: { type: 'Point', coordinates: [-78.64, 35.78], radius: 20000 },
         columns: ['BIR74', 'SID74'],
         stats: ['count', 'mean', 'sum', 'density'],
