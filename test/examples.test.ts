@@ -59,8 +59,8 @@ function curlExamples(): Example[] {
 function cliExamples(): Array<{ line: number; command: string }> {
   const out: Array<{ line: number; command: string }> = [];
   for (const [line, text] of shBlocks()) {
-    if (!text.includes('npx zonal')) continue;
-    const joined = text.replace(/\\\n\s*/g, ' ').split('\n').filter((l) => l.startsWith('npx zonal'));
+    if (!text.includes('node bin/zonal.mjs')) continue;
+    const joined = text.replace(/\\\n\s*/g, ' ').split('\n').filter((l) => l.startsWith('node bin/zonal.mjs'));
     for (const command of joined) out.push({ line, command });
   }
   return out;
