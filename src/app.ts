@@ -5,10 +5,13 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import underPressure from '@fastify/under-pressure';
+import accepts from '@fastify/accepts';
 import { DEFAULT_DATA_ROOT, type Config } from './config.ts';
 import { metricsPlugin } from './http/metrics.ts';
 import { problemPlugin, sendProblem } from './http/problem.ts';
 import { docsPlugin } from './http/docs.ts';
+import { pagePlugin } from './http/page.ts';
+import { infoRoutes } from './http/routes/info.ts';
 import { contextPlugin } from './http/context.ts';
 import { metaRoutes } from './http/routes/meta.ts';
 import { rasterRoutes } from './http/routes/raster.ts';
@@ -92,7 +95,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   await app.register(metricsPlugin, { runner });
   await app.register(docsPlugin, { demoDir: options.demoDir ?? DEFAULT_DATA_ROOT });
+  await app.register(accepts);
+  await app.register(pagePlugin, { config, demoDir: options.demoDir ?? DEFAULT_DATA_ROOT });
   await app.register(metaRoutes, { lifecycle });
+  await app.register(infoRoutes, deps);
   await app.register(rasterRoutes, deps);
   await app.register(vectorRoutes, deps);
   app.decorate('startDrain', () => {

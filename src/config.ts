@@ -48,9 +48,29 @@ export interface Config {
   /** Worker threads for decoding and pixel loops (0 = run inline, for tests). */
   workers: number;
   logLevel: string;
+  /** The built web page (index.html and assets/), served at / to browsers; absent: / answers JSON only. */
+  webDir: string;
+  /** A raster tile URL template ({z}/{x}/{y}) the page shows under the data, or null (a graticule). */
+  basemap: { tiles: string; attribution: string } | null;
 }
 
 export const DEFAULT_DATA_ROOT = fileURLToPath(new URL('../fixtures/demo/', import.meta.url));
+/** Where scripts/build-web.mjs writes the page (the same from src/ and dist/). */
+export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../dist/web/', import.meta.url));
+
+/** ZONAL_BASEMAP_URL: an http(s) template with {z}, {x} and {y}; a typo stops the start. */
+function basemap(env: Env): Config['basemap'] {
+  const tiles = env['ZONAL_BASEMAP_URL']?.trim();
+  if (!tiles) return null;
+  let ok = false;
+  try {
+    ok = ['http:', 'https:'].includes(new URL(tiles.replace(/[{}]/g, '')).protocol) && ['{z}', '{x}', '{y}'].every((k) => tiles.includes(k));
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new Error('ZONAL_BASEMAP_URL: give an http(s) tile URL template with {z}, {x} and {y}, e.g. https://tile.example.org/{z}/{x}/{y}.png');
+  return { tiles, attribution: env['ZONAL_BASEMAP_ATTRIBUTION']?.trim() ?? '' };
+}
 
 type Env = Record<string, string | undefined>;
 
@@ -112,5 +132,7 @@ export function loadConfig(env: Env = process.env): Config {
     cacheBytes: int(env, 'ZONAL_CACHE_BYTES', 64 * 1024 * 1024, 0),
     workers: int(env, 'ZONAL_WORKERS', 2, 0),
     logLevel: env['LOG_LEVEL'] ?? 'info',
+    webDir: env['ZONAL_WEB_DIR'] ?? DEFAULT_WEB_DIR,
+    basemap: basemap(env),
   };
 }

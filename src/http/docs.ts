@@ -28,6 +28,7 @@ export const docsPlugin = fp(async (app: FastifyInstance, opts: { demoDir: strin
       },
       tags: [
         { name: 'zonal-stats', description: 'Zonal statistics' },
+        { name: 'sources', description: 'What a source is (footprint, bands or columns, a preview)' },
         { name: 'meta', description: 'Service information' },
       ],
     },

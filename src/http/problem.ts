@@ -143,6 +143,11 @@ export const problemPlugin = fp(async (app: FastifyInstance) => {
     if (error.statusCode === 503) {
       return sendProblem(reply, 'overloaded', 'The service is overloaded; retry shortly.');
     }
+    // @fastify/send refuses a static path that leaves its folder (an encoded ../) with 403: to the
+    // client that is a file that does not exist.
+    if ((error.statusCode === 403 || error.statusCode === 404) && /^(Forbidden|NotFound)Error$/.test(error.name)) {
+      return sendProblem(reply, 'not_found', FASTIFY_DETAIL.not_found as string);
+    }
     if (request.abortSignal?.aborted) {
       // The client went away and its work was stopped: nothing failed, and nobody reads this answer.
       request.log.info({ err: error.message }, 'client gone, request stopped');

@@ -23,7 +23,13 @@ const ReadySchema = Type.Object({ status: Type.Literal('ready') }, { title: 'Rea
 const PROBE = { pressureHandler: () => undefined };
 
 export const metaRoutes: FastifyPluginAsyncTypebox<{ lifecycle: { draining: boolean } }> = async (app, opts) => {
-  app.get('/', { schema: { tags: ['meta'], summary: 'Service name, version and links', response: { 200: RootSchema } } }, async () => ({
+  app.get('/', { schema: { tags: ['meta'], summary: 'Service name, version and links (a browser asking for text/html gets the web page)', response: { 200: RootSchema } } }, async (request, reply) => {
+    // Content negotiation: API clients (curl's */*, application/json) keep the JSON index.
+    if (request.accepts().type(['application/json', 'text/html']) === 'text/html' && app.sendPage(reply)) return reply;
+    void reply.header('vary', 'accept');
+    return rootIndex();
+  });
+  const rootIndex = () => ({
     name: 'zonal-stats-service',
     version: SERVICE_VERSION,
     endpoints: {
@@ -32,10 +38,11 @@ export const metaRoutes: FastifyPluginAsyncTypebox<{ lifecycle: { draining: bool
       raster_stac_search: '/api/v1/zonal-stats/raster/stac/search',
       vector: '/api/v1/zonal-stats/vector',
       vector_stac: '/api/v1/zonal-stats/vector/stac',
+      sources_info: '/api/v1/sources/info',
     },
     docs: '/docs',
     openapi: '/openapi.json',
-  }));
+  });
   app.get('/health', { config: PROBE, schema: { tags: ['meta'], summary: 'Liveness: 200 while the process can serve', response: { 200: HealthSchema } } }, async () => ({
     status: 'ok' as const,
   }));

@@ -1,0 +1,64 @@
+/** POST /api/v1/sources/info: what a source is (footprint, bands or columns, a raster preview). */
+import { Type, type Static } from '@sinclair/typebox';
+import { DEMO_URL, UrlSchema } from './common.ts';
+
+export const InfoRequestSchema = Type.Object(
+  { url: UrlSchema },
+  { additionalProperties: false, title: 'InfoRequest', examples: [{ url: `${DEMO_URL}elev.cog.tif` }, { url: `${DEMO_URL}nc.parquet` }] },
+);
+export type InfoRequest = Static<typeof InfoRequestSchema>;
+
+const Position = Type.Tuple([Type.Number(), Type.Number()]);
+const Bounds = Type.Tuple([Type.Number(), Type.Number(), Type.Number(), Type.Number()], { description: '[west, south, east, north] in WGS84 degrees.' });
+const Footprint = Type.Object(
+  { type: Type.Literal('Polygon'), coordinates: Type.Array(Type.Array(Position)) },
+  { description: "The source's extent as a WGS84 polygon (edges densified, so a projected grid's curved edges show)." },
+);
+
+export const RasterInfoSchema = Type.Object(
+  {
+    kind: Type.Literal('raster'),
+    url: Type.String(),
+    width: Type.Integer(),
+    height: Type.Integer(),
+    crs: Type.Union([Type.String(), Type.Null()]),
+    bands: Type.Array(
+      Type.Object({ band: Type.Integer(), data_type: Type.String(), nodata: Type.Union([Type.Number(), Type.Null()]), scale: Type.Number(), offset: Type.Number() }),
+    ),
+    bounds: Bounds,
+    footprint: Footprint,
+    levels: Type.Array(Type.Object({ level: Type.Integer(), width: Type.Integer(), height: Type.Integer() }), { description: 'Full resolution (0) and each overview.' }),
+    preview: Type.Union([
+      Type.Object(
+        {
+          width: Type.Integer(),
+          height: Type.Integer(),
+          corners: Type.Tuple([Position, Position, Position, Position], { description: '[lon, lat] of the top-left, top-right, bottom-right, bottom-left corners.' }),
+          min: Type.Union([Type.Number(), Type.Null()]),
+          max: Type.Union([Type.Number(), Type.Null()]),
+          values: Type.Array(Type.Union([Type.Number(), Type.Null()]), { description: 'Band 1, scale and offset applied, row-major; null where nodata, masked or NaN. To look at, not to compute with (7 significant digits, nearest sampling).' }),
+          level: Type.Integer({ description: 'The overview read (0 = full resolution).' }),
+        },
+        { description: 'Band 1 of the finest overview of at most 1024 pixels a side, sampled to at most 256 cells a side.' },
+      ),
+      Type.Null(),
+    ]),
+    preview_note: Type.Optional(Type.String()),
+  },
+  { title: 'RasterInfo' },
+);
+
+export const VectorInfoSchema = Type.Object(
+  {
+    kind: Type.Literal('vector'),
+    url: Type.String(),
+    rows: Type.Integer(),
+    geometry_column: Type.String(),
+    columns: Type.Array(Type.Object({ name: Type.String(), numeric: Type.Boolean() })),
+    bounds: Type.Union([Bounds, Type.Null()]),
+    footprint: Type.Union([Footprint, Type.Null()]),
+  },
+  { title: 'VectorInfo' },
+);
+
+export const InfoResponseSchema = Type.Union([RasterInfoSchema, VectorInfoSchema], { title: 'SourceInfo' });

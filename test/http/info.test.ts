@@ -1,0 +1,100 @@
+/**
+ * POST /api/v1/sources/info: footprint, bands, levels and the preview grid equal what GDAL + pyproj give
+ * (fixtures/cases-info/*.json by tools/oracle/info_oracle.py); a GeoParquet file's rows and columns.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { buildTestApp, fixtureUrl, FIXTURES } from '../helpers/build-app.ts';
+import { expectProblemWithout, LEAKS_COMMON } from '../helpers/problem.ts';
+
+const expectProblem = (res: Parameters<typeof expectProblemWithout>[1], status: number, code: string) => expectProblemWithout([...LEAKS_COMMON, FIXTURES], res, status, code);
+
+interface Oracle {
+  width: number;
+  height: number;
+  band_count: number;
+  nodata: number | null;
+  scale: number;
+  offset: number;
+  levels: [number, number][];
+  footprint: [number, number][];
+  preview: { level: number; width: number; height: number; corners: [number, number][]; values: (number | null)[] };
+}
+
+const oracle = (name: string): Oracle => JSON.parse(readFileSync(`${FIXTURES}cases-info/${name}.json`, 'utf8'));
+
+describe('POST /api/v1/sources/info', () => {
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    app = await buildTestApp();
+  });
+  afterAll(async () => app.close());
+
+  const info = (url: string) => app.inject({ method: 'POST', url: '/api/v1/sources/info', payload: { url } });
+
+  it.each([
+    ['elev', 'raster/elev.cog.tif', 'EPSG:4326'],
+    ['elev_scaled', 'raster/elev_scaled.cog.tif', 'EPSG:4326'],
+    ['l7', 'raster/L7_ETMs.cog.tif', 'EPSG:31985'],
+  ])('%s: as GDAL and pyproj see it', async (name, file, crs) => {
+    const o = oracle(name);
+    const res = await info(fixtureUrl(file));
+    expect(res.statusCode, res.body).toBe(200);
+    const got = res.json();
+    expect(got).toMatchObject({ kind: 'raster', width: o.width, height: o.height, crs });
+    expect(got.bands).toHaveLength(o.band_count);
+    expect(got.bands[0]).toMatchObject({ band: 1, nodata: o.nodata, scale: o.scale, offset: o.offset });
+    expect(got.levels.map((l: { width: number; height: number }) => [l.width, l.height])).toEqual(o.levels);
+    const ring = got.footprint.coordinates[0] as [number, number][];
+    expect(ring).toHaveLength(o.footprint.length + 1);
+    o.footprint.forEach(([x, y], i) => {
+      expect(ring[i]![0]).toBeCloseTo(x, 7);
+      expect(ring[i]![1]).toBeCloseTo(y, 7);
+    });
+    const xs = o.footprint.map((p) => p[0]);
+    const ys = o.footprint.map((p) => p[1]);
+    const bounds = [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+    got.bounds.forEach((b: number, i: number) => expect(b).toBeCloseTo(bounds[i]!, 7));
+    const p = got.preview;
+    expect({ level: p.level, width: p.width, height: p.height }).toEqual({ level: o.preview.level, width: o.preview.width, height: o.preview.height });
+    p.corners.forEach((c: [number, number], i: number) => {
+      expect(c[0]).toBeCloseTo(o.preview.corners[i]![0], 7);
+      expect(c[1]).toBeCloseTo(o.preview.corners[i]![1], 7);
+    });
+    // Every cell: null exactly where GDAL says invalid, else the value to 7 significant digits.
+    expect(p.values.map((v: number | null) => v === null)).toEqual(o.preview.values.map((v) => v === null));
+    o.preview.values.forEach((v, i) => {
+      if (v !== null) expect(Math.abs(p.values[i] - v)).toBeLessThanOrEqual(Math.abs(v) * 1e-6);
+    });
+    const valid = o.preview.values.filter((v): v is number => v !== null);
+    expect(p.min).toBe(Math.min(...valid));
+    expect(p.max).toBe(Math.max(...valid));
+  });
+
+  it('a raster with no level of at most 1024 pixels a side has no preview, and says why', async () => {
+    const res = await info(fixtureUrl('raster/strips/rows_5000.tif'));
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().preview).toBeNull();
+    expect(res.json().preview_note).toMatch(/overview/);
+  });
+
+  it('a GeoParquet file: rows, columns (numeric or not), and the extent of North Carolina', async () => {
+    const res = await info(fixtureUrl('demo/nc.parquet'));
+    expect(res.statusCode, res.body).toBe(200);
+    const got = res.json();
+    expect(got).toMatchObject({ kind: 'vector', rows: 100, geometry_column: 'geom' });
+    const cols = Object.fromEntries(got.columns.map((c: { name: string; numeric: boolean }) => [c.name, c.numeric]));
+    expect(cols).toMatchObject({ BIR74: true, SID74: true, NAME: false });
+    // sf's nc.shp (NAD27): x -84.32385..-75.45698, y 33.88199..36.58965; NAD27 → WGS84 moves it < 0.001°.
+    [-84.32385, 33.88199, -75.45698, 36.58965].forEach((b, i) => expect(Math.abs(got.bounds[i] - b)).toBeLessThan(0.001));
+  });
+
+  it('refuses what the statistics endpoints refuse, in the same words', async () => {
+    expectProblem(await info('file:///etc/passwd'), 403, 'url_forbidden');
+    expectProblem(await info(fixtureUrl('raster/nope.tif')), 422, 'source_not_found');
+    expectProblem(await info('ftp://example.org/x.tif'), 422, 'unsupported_protocol');
+    const bad = await app.inject({ method: 'POST', url: '/api/v1/sources/info', payload: { url: fixtureUrl('demo/elev.cog.tif'), extra: 1 } });
+    expectProblem(bad, 422, 'validation_failed');
+  });
+});
