@@ -3,7 +3,7 @@
 # only (no TypeScript, tsx or esbuild), non-root, read-only friendly (nothing written at run time),
 # health-checked on /health/live.
 
-# 1. Build: every dependency, then tsc → dist/.
+# 1. Build: every dependency, then tsc → dist/ and the web page (esbuild) → dist/web/.
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
@@ -11,6 +11,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY src ./src
+COPY web ./web
 RUN node scripts/build.mjs
 
 # 2. Production dependencies alone.

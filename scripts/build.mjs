@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * The compiled build (dist/, tsc -p tsconfig.build.json) and whether it is up to date with src/. `npm start`
+ * The compiled build (dist/, tsc -p tsconfig.build.json; dist/web/, the page, scripts/build-web.mjs) and
+ * whether it is up to date with src/ and web/. `npm start`
  * runs this first (`node scripts/build.mjs --if-stale`): it builds only when a source file is newer than the
  * last build, so `npm ci && npm start` works on a fresh machine and a restart costs nothing. Without src/
  * (the container image) the build is whatever dist/ holds.
@@ -27,11 +28,13 @@ export function distIsFresh() {
   if (!existsSync(join(ROOT, 'src'))) return existsSync(join(ROOT, 'dist', 'server.js'));
   if (!existsSync(STAMP)) return false;
   const built = statSync(STAMP).mtimeMs;
-  return newest(join(ROOT, 'src')) <= built && statSync(join(ROOT, 'tsconfig.build.json')).mtimeMs <= built && statSync(join(ROOT, 'tsconfig.json')).mtimeMs <= built;
+  return Math.max(newest(join(ROOT, 'src')), newest(join(ROOT, 'web'))) <= built && statSync(join(ROOT, 'tsconfig.build.json')).mtimeMs <= built && statSync(join(ROOT, 'tsconfig.json')).mtimeMs <= built;
 }
 
 export function build() {
   execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+  // The web page (web/ → dist/web/, esbuild), served at / to browsers.
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-web.mjs'), '--out', join(ROOT, 'dist', 'web')], { stdio: 'inherit' });
   writeFileSync(STAMP, `${new Date().toISOString()}\n`);
 }
 
@@ -61,7 +64,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   locked(() => {
     // Another process may have built it while this one waited.
     if (ifStale && distIsFresh()) return;
-    process.stderr.write('building dist/ (tsc -p tsconfig.build.json) …\n');
+    process.stderr.write('building dist/ (tsc -p tsconfig.build.json, then the web page) …\n');
     build();
   });
 }

@@ -1,0 +1,210 @@
+/**
+ * The browser page (web/) in headless Chromium, served by the service itself: a polygon drawn with the mouse
+ * gives the same numbers as the API for that polygon, pasted zones give one row each, a bad source URL shows
+ * the problem's detail, the CSV download is the table, and nothing is logged as an error (CSP violations
+ * included). Skipped, saying why, when there is no Chromium.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { parse } from 'csv-parse/sync';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { buildTestApp } from '../helpers/build-app.ts';
+
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const chromiumPath = existsSync(CHROMIUM) ? CHROMIUM : null;
+if (!chromiumPath) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
+
+type BuildWeb = (outDir?: string) => Promise<{ outDir: string; assets: Record<string, string> }>;
+// A JavaScript build script: imported by URL, typed here.
+const buildWebUrl = new URL('../../scripts/build-web.mjs', import.meta.url).href;
+
+interface ZoneAnswer {
+  id: string | number | null;
+  properties: { statistics?: Record<string, Record<string, unknown>>; error?: { detail: string } };
+}
+
+/** A two-zone FeatureCollection over the demo raster (Luxembourg). */
+const TWO_ZONES = {
+  type: 'FeatureCollection',
+  features: [
+    { type: 'Feature', id: 'north', properties: { name: 'north, "quoted"' }, geometry: { type: 'Polygon', coordinates: [[[6.0, 49.9], [6.2, 49.9], [6.2, 50.05], [6.0, 50.05], [6.0, 49.9]]] } },
+    { type: 'Feature', id: 'south', properties: {}, geometry: { type: 'Point', coordinates: [6.13, 49.61], radius: 3000 } },
+  ],
+};
+
+/** The request body shown in the curl box (`-d '<json>'`, single quotes escaped as '\''). */
+function bodyFromCurl(curl: string): { url: string; aoi: { features: { geometry: { type: string; coordinates: number[][][] } }[] } } {
+  const m = /-d '([\s\S]*)'$/.exec(curl.trim());
+  if (!m) throw new Error(`no -d '…' in ${curl}`);
+  return JSON.parse(m[1]!.replace(/'\\''/g, "'"));
+}
+
+describe.skipIf(!chromiumPath)('web page (Chromium)', () => {
+  let webDir = '';
+  let app: FastifyInstance;
+  let base = '';
+  let browser: Browser;
+  let page: Page;
+  /** console errors and uncaught exceptions of the current page */
+  let errors: string[] = [];
+
+  beforeAll(async () => {
+    webDir = await mkdtemp(join(tmpdir(), 'zonal-web-'));
+    const { buildWeb } = (await import(buildWebUrl)) as { buildWeb: BuildWeb };
+    await buildWeb(webDir);
+    app = await buildTestApp({ webDir });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({ executablePath: chromiumPath!, args: ['--no-sandbox'] });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    if (webDir) await rm(webDir, { recursive: true, force: true });
+  });
+
+  beforeEach(async () => {
+    errors = [];
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+    await page.goto(`${base}/`);
+    await page.locator('body[data-ready="true"]').waitFor();
+  });
+
+  afterEach(async () => {
+    await page.close();
+  });
+
+  async function postStats(kind: 'raster' | 'vector', body: unknown): Promise<ZoneAnswer[]> {
+    const res = await fetch(`${base}/api/v1/zonal-stats/${kind}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { features: ZoneAnswer[] }).features;
+  }
+
+  async function pickDemoRaster(): Promise<void> {
+    await page.locator('[data-testid^="demo-"][data-kind="raster"]').first().click();
+    await page.locator('[data-testid="source-info"][data-kind="raster"]').waitFor();
+  }
+
+  /** Each body row as {data-stat: data-value}. */
+  async function tableRows(): Promise<Record<string, string>[]> {
+    const rows = page.locator('#results-table tbody tr');
+    const out: Record<string, string>[] = [];
+    for (const row of await rows.all()) {
+      const cells: Record<string, string> = {};
+      for (const td of await row.locator('td').all()) cells[(await td.getAttribute('data-stat'))!] = (await td.getAttribute('data-value'))!;
+      out.push(cells);
+    }
+    return out;
+  }
+
+  async function run(rows: number): Promise<void> {
+    await page.locator('#run').click();
+    await expect.poll(() => page.locator('#results-table tbody tr').count()).toBe(rows);
+  }
+
+  async function pasteTwoZones(): Promise<void> {
+    await page.locator('#zones-clear').click();
+    await page.locator('#zones-geojson').fill(JSON.stringify(TWO_ZONES));
+    await page.locator('#zones-add').click();
+    await expect.poll(() => page.locator('#zones-list li').count()).toBe(2);
+  }
+
+  it('a polygon drawn with the mouse gives the numbers the API gives for it', async () => {
+    await pickDemoRaster();
+    await page.locator('#mode-polygon').click();
+    const box = (await page.locator('#map canvas.maplibregl-canvas').boundingBox())!;
+    const cx = box.x + box.width / 2;
+    const cy = box.y + box.height / 2;
+    const corners: [number, number][] = [[-90, -60], [80, -70], [100, 60], [-70, 80]];
+    for (const [dx, dy] of corners) {
+      await page.mouse.click(cx + dx, cy + dy);
+      await page.waitForTimeout(100);
+    }
+    await page.mouse.click(cx + corners[0]![0], cy + corners[0]![1]); // on the first corner: closes the ring
+    await expect.poll(() => page.locator('#zones-list li').count()).toBe(1);
+
+    await run(1);
+    const body = bodyFromCurl(await page.locator('#curl').inputValue());
+    expect(body.aoi.features).toHaveLength(1);
+    expect(body.aoi.features[0]!.geometry.type).toBe('Polygon');
+    expect(body.aoi.features[0]!.geometry.coordinates[0]!.length).toBe(5);
+
+    const [answer] = await postStats('raster', body);
+    const expected = answer!.properties.statistics!['band_1']!;
+    expect(expected['count']).toBeGreaterThan(100);
+    const [row] = await tableRows();
+    expect(row!['zone']).toBe('0');
+    expect(row!['band']).toBe('1');
+    for (const stat of ['count', 'min', 'max', 'mean']) expect(Number(row![stat]), stat).toBe(expected[stat]);
+    // The histogram chart has drawn something.
+    await expect.poll(() => page.locator('#chart-title').textContent()).toContain('Zone 0');
+    expect(errors).toEqual([]);
+  });
+
+  it('pasted GeoJSON zones give one row each, with their ids, and the CSV download is the table', async () => {
+    await pickDemoRaster();
+    await pasteTwoZones();
+    await page.locator('#stats input[value="freq_hist"]').check();
+    await page.locator('#histogram-bins').fill('8');
+    await run(2);
+    const rows = await tableRows();
+    expect(rows.map((r) => [r['zone'], r['id']])).toEqual([['0', 'north'], ['1', 'south']]);
+    const answers = await postStats('raster', bodyFromCurl(await page.locator('#curl').inputValue()));
+    rows.forEach((r, i) => expect(Number(r['mean'])).toBe(answers[i]!.properties.statistics!['band_1']!['mean']));
+    await expect.poll(() => page.locator('#chart-title').textContent()).toContain('histogram');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#csv-download').click()]);
+    expect(download.suggestedFilename()).toBe('zonal-stats.csv');
+    const csv = parse(await readFile((await download.path())!, 'utf8')) as string[][];
+    const header = await page.locator('#results-table thead th').allTextContents();
+    expect(csv[0]).toEqual(header);
+    expect(csv.slice(1)).toEqual(rows.map((r) => header.map((h) => r[h])));
+    // freq_hist and histogram are JSON with commas and quotes: quoted fields survived the round trip.
+    expect(JSON.parse(csv[1]![header.indexOf('freq_hist')]!)).toEqual(answers[0]!.properties.statistics!['band_1']!['freq_hist']);
+
+    const shot = join(webDir, 'page.png');
+    await page.screenshot({ path: shot });
+    const png = await readFile(shot);
+    expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect(png.length).toBeGreaterThan(10_000);
+    expect(errors).toEqual([]);
+  });
+
+  it('a source the service refuses shows the problem detail', async () => {
+    const url = 'file:///nope/x.tif';
+    const res = await fetch(`${base}/api/v1/sources/info`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url }) });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    const problem = (await res.json()) as { detail: string; status: number };
+    await page.locator('#source-url').fill(url);
+    await page.locator('#source-load').click();
+    await expect.poll(() => page.locator('[data-testid="error"]').textContent()).toContain(problem.detail);
+    expect(await page.locator('#run').isDisabled()).toBe(true);
+    // The browser logs the failed fetch itself; nothing else.
+    expect(errors.filter((e) => !e.includes(`the server responded with a status of ${problem.status}`))).toEqual([]);
+  });
+
+  it('a zone the service cannot answer shows its own error detail in its row', async () => {
+    await pickDemoRaster();
+    await page.locator('#zones-clear').click();
+    const bowtie = { type: 'Polygon', coordinates: [[[6.0, 49.6], [6.2, 49.8], [6.2, 49.6], [6.0, 49.8], [6.0, 49.6]]] };
+    await page.locator('#zones-geojson').fill(JSON.stringify({ type: 'FeatureCollection', features: [TWO_ZONES.features[0], { type: 'Feature', properties: {}, geometry: bowtie }] }));
+    await page.locator('#zones-add').click();
+    await run(2);
+    const answers = await postStats('raster', bodyFromCurl(await page.locator('#curl').inputValue()));
+    const detail = answers[1]!.properties.error!.detail;
+    const rows = await tableRows();
+    expect(rows[1]!['error']).toContain(detail);
+    await expect.poll(() => page.locator('[data-testid="error"]').textContent()).toContain(detail);
+    expect(errors).toEqual([]);
+  });
+});

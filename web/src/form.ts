@@ -1,0 +1,89 @@
+/** The options form: bands or columns from the source's info, statistics, pixel rule, weighting; → the request body. */
+import type { SourceInfo, StatsRequest } from './api.ts';
+import { byId, checkbox, checkedValues } from './dom.ts';
+import { zonesCollection, type Zone } from './zones.ts';
+
+const RASTER_STATS = ['count', 'min', 'max', 'mean', 'median', 'std', 'sum', 'range', 'nodata', 'majority', 'minority', 'unique', 'percentile_10', 'percentile_90', 'freq_hist'];
+const VECTOR_STATS = ['count', 'min', 'max', 'mean', 'median', 'std', 'sum', 'range', 'density', 'majority', 'minority', 'unique', 'percentile_10', 'percentile_90', 'freq_hist'];
+const PIXELS = ['center', 'all_touched', 'fractional'] as const;
+
+export class OptionsForm {
+  private readonly form = byId<HTMLFormElement>('options-form');
+  private readonly rasterBox = byId<HTMLFieldSetElement>('raster-options');
+  private readonly vectorBox = byId<HTMLFieldSetElement>('vector-options');
+  private readonly bands = byId('bands');
+  private readonly columns = byId('columns');
+  private readonly stats = byId('stats');
+  private readonly pixels = byId<HTMLSelectElement>('pixels');
+  private readonly approx = byId<HTMLInputElement>('approx-stats');
+  private readonly bins = byId<HTMLInputElement>('histogram-bins');
+  private readonly weighting = byId<HTMLSelectElement>('weighting');
+  private readonly percentiles = byId<HTMLInputElement>('percentiles');
+  /** Kept across sources, so switching between a raster and a vector keeps the user's picks. */
+  private chosenStats = new Set(['count', 'min', 'max', 'mean', 'median', 'std']);
+  private info: SourceInfo | null = null;
+
+  constructor(onChange: () => void) {
+    this.form.addEventListener('submit', (e) => e.preventDefault());
+    this.form.addEventListener('input', () => onChange());
+    this.form.addEventListener('change', (e) => {
+      const t = e.target as HTMLInputElement;
+      if (t.name === 'stat') {
+        if (t.checked) this.chosenStats.add(t.value);
+        else this.chosenStats.delete(t.value);
+      }
+      onChange();
+    });
+  }
+
+  /** Shows the options that apply to this source (none when null). */
+  setSource(info: SourceInfo | null): void {
+    this.info = info;
+    this.rasterBox.hidden = info?.kind !== 'raster';
+    this.vectorBox.hidden = info?.kind !== 'vector';
+    this.bands.replaceChildren();
+    this.columns.replaceChildren();
+    this.stats.replaceChildren();
+    if (!info) return;
+    if (info.kind === 'raster') {
+      this.bands.append(...info.bands.map((b, i) => checkbox('band', String(b.band), `band ${b.band} (${b.data_type})`, i === 0)));
+    } else {
+      const numeric = info.columns.filter((c) => c.numeric);
+      this.columns.append(...numeric.map((c, i) => checkbox('column', c.name, c.name, i === 0)));
+    }
+    const names = info.kind === 'raster' ? RASTER_STATS : VECTOR_STATS;
+    this.stats.append(...names.map((n) => checkbox('stat', n, n, this.chosenStats.has(n))));
+  }
+
+  /** The request for these zones, or null (no source, no zones) with the reason. */
+  request(zones: readonly Zone[]): { request: StatsRequest } | { missing: string } {
+    const info = this.info;
+    if (!info) return { missing: 'Load a source first.' };
+    if (zones.length === 0) return { missing: 'Add at least one zone (draw, paste or drop GeoJSON).' };
+    const stats = [...checkedValues(this.stats), ...this.extraPercentiles()];
+    const aoi = zonesCollection(zones);
+    if (info.kind === 'raster') {
+      const bands = checkedValues(this.bands).map(Number);
+      if (bands.length === 0) return { missing: 'Pick at least one band.' };
+      const bins = Number(this.bins.value);
+      const pixels = PIXELS.find((p) => p === this.pixels.value) ?? 'center';
+      return {
+        request: {
+          kind: 'raster',
+          body: { url: info.url, aoi, stats, bands, pixels, approx_stats: this.approx.checked, ...(this.bins.value !== '' && Number.isInteger(bins) && bins > 0 ? { histogram: { bins } } : {}) },
+        },
+      };
+    }
+    const columns = checkedValues(this.columns);
+    if (columns.length === 0) return { missing: 'Pick at least one numeric column.' };
+    return { request: { kind: 'vector', body: { url: info.url, aoi, columns, stats, weighting_method: this.weighting.value === 'ratio' ? 'ratio' : 'area' } } };
+  }
+
+  /** "25, 75" → percentile_25, percentile_75 (the service checks them). */
+  private extraPercentiles(): string[] {
+    return this.percentiles.value
+      .split(/[\s,;]+/)
+      .filter((s) => s !== '')
+      .map((s) => `percentile_${s}`);
+  }
+}

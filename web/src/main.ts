@@ -1,0 +1,308 @@
+/** The page: wires the source, the zones, the options and the results to the map and the service. */
+import 'maplibre-gl/dist/maplibre-gl.css';
+import './styles.css';
+import type { Point, Polygon } from 'geojson';
+import { curlCommand, getConfig, getInfo, postStats, ProblemError, type SourceInfo, type UiConfig } from './api.ts';
+import { byId, h } from './dom.ts';
+import { Drawing, type DrawMode } from './draw.ts';
+import { OptionsForm } from './form.ts';
+import { ZonalMap } from './map.ts';
+import { formatNumber, resultTable } from './table.ts';
+import { ResultsView } from './results.ts';
+import { describeZone, displayZones, parseZones, type Zone } from './zones.ts';
+
+const state = {
+  info: null as SourceInfo | null,
+  zones: [] as Zone[],
+  selectedZone: null as number | null,
+  running: null as AbortController | null,
+  loading: null as AbortController | null,
+};
+
+const els = {
+  sourceForm: byId<HTMLFormElement>('source-form'),
+  sourceUrl: byId<HTMLInputElement>('source-url'),
+  sourceInfo: byId('source-info'),
+  demoList: byId('demo-list'),
+  zonesList: byId<HTMLOListElement>('zones-list'),
+  zonesText: byId<HTMLTextAreaElement>('zones-geojson'),
+  zonesFile: byId<HTMLInputElement>('zones-file'),
+  radius: byId<HTMLInputElement>('point-radius'),
+  run: byId<HTMLButtonElement>('run'),
+  runHint: byId('run-hint'),
+  curl: byId<HTMLTextAreaElement>('curl'),
+  copyStatus: byId('copy-status'),
+  status: byId('status'),
+  error: byId('error'),
+  legend: byId('legend'),
+};
+
+let zmap: ZonalMap | null = null;
+let drawing: Drawing | null = null;
+const form = new OptionsForm(() => updateRequest());
+const results = new ResultsView((zone) => {
+  state.selectedZone = zone;
+  showZones();
+});
+
+function showError(message: string | null): void {
+  els.error.hidden = message === null;
+  els.error.textContent = message ?? '';
+}
+
+function setStatus(text: string): void {
+  els.status.textContent = text;
+}
+
+// ---- source ----------------------------------------------------------------------------------------------
+
+function renderDemos(config: UiConfig): void {
+  els.demoList.replaceChildren(
+    ...config.demo.map((d, i) =>
+      h('button', { type: 'button', class: 'demo', 'data-testid': `demo-${i}`, 'data-kind': d.kind, 'data-url': d.url, title: d.url }, h('span', { class: `kind kind-${d.kind}` }, d.kind), ` ${d.label}`),
+    ),
+  );
+  els.demoList.addEventListener('click', (e) => {
+    const button = (e.target as HTMLElement).closest<HTMLButtonElement>('button.demo');
+    if (!button?.dataset['url']) return;
+    els.sourceUrl.value = button.dataset['url'];
+    void loadSource(button.dataset['url']);
+  });
+}
+
+async function loadSource(url: string): Promise<void> {
+  state.loading?.abort();
+  const controller = (state.loading = new AbortController());
+  showError(null);
+  setStatus('Reading the source…');
+  for (const b of els.demoList.querySelectorAll<HTMLButtonElement>('button.demo')) b.setAttribute('aria-pressed', String(b.dataset['url'] === url));
+  try {
+    const info = await getInfo(url, controller.signal);
+    if (controller.signal.aborted) return;
+    setSource(info);
+    setStatus('');
+  } catch (err) {
+    if (controller.signal.aborted) return;
+    setSource(null);
+    setStatus('');
+    showError(err instanceof ProblemError ? err.message : String(err));
+  }
+}
+
+function setSource(info: SourceInfo | null): void {
+  state.info = info;
+  form.setSource(info);
+  results.clear();
+  showSourceOnMap();
+  const preview = info?.kind === 'raster' ? info.preview : null;
+  els.legend.hidden = !preview || preview.min === null || preview.max === null;
+  if (preview && preview.min !== null && preview.max !== null) {
+    byId('legend-min').textContent = formatNumber(preview.min);
+    byId('legend-max').textContent = formatNumber(preview.max);
+  }
+  els.sourceInfo.textContent = !info
+    ? ''
+    : info.kind === 'raster'
+      ? `Raster ${info.width} × ${info.height}, ${info.bands.length} band${info.bands.length === 1 ? '' : 's'} (${info.bands[0]?.data_type ?? '?'}), ${info.crs ?? 'CRS unknown'}`
+      : `Vector, ${info.rows.toLocaleString('en')} rows, ${info.columns.filter((c) => c.numeric).length} numeric columns`;
+  els.sourceInfo.dataset['kind'] = info?.kind ?? '';
+  updateRequest();
+}
+
+function showSourceOnMap(): void {
+  const info = state.info;
+  zmap?.showSource(info?.footprint ?? null, info?.bounds ?? null, info?.kind === 'raster' ? (info.preview ?? null) : null);
+}
+
+// ---- zones -----------------------------------------------------------------------------------------------
+
+function addZones(zones: Zone[], fit: boolean): void {
+  state.zones.push(...zones);
+  renderZones();
+  if (fit && zmap) zmap.fitTo(displayZones(zones, null));
+}
+
+function renderZones(): void {
+  els.zonesList.replaceChildren(
+    ...state.zones.map((z, i) =>
+      h('li', { 'data-zone': String(i) }, h('span', {}, describeZone(z)), h('button', { type: 'button', class: 'icon', 'data-remove': String(i), 'aria-label': `Remove zone ${i}`, title: 'Remove' }, '×')),
+    ),
+  );
+  state.selectedZone = null;
+  showZones();
+  updateRequest();
+}
+
+function showZones(): void {
+  zmap?.setZones(displayZones(state.zones, state.selectedZone));
+}
+
+function addZonesFromText(text: string): void {
+  try {
+    addZones(parseZones(text), true);
+    showError(null);
+    return;
+  } catch (err) {
+    showError(`Zones: ${(err as Error).message}`);
+  }
+}
+
+async function addZonesFromFiles(files: FileList | null): Promise<void> {
+  for (const file of Array.from(files ?? [])) addZonesFromText(await file.text());
+}
+
+function onDrawn(geometry: Polygon | Point): void {
+  if (geometry.type === 'Point') {
+    const r = Number(els.radius.value);
+    if (els.radius.value !== '' && Number.isFinite(r) && r > 0) (geometry as Point & { radius?: number }).radius = r;
+  }
+  addZones([{ type: 'Feature', properties: {}, geometry }], false);
+}
+
+// ---- request and results ---------------------------------------------------------------------------------
+
+function updateRequest(): void {
+  const built = form.request(state.zones);
+  if ('missing' in built) {
+    els.curl.value = '';
+    els.runHint.textContent = built.missing;
+    els.run.disabled = true;
+    return;
+  }
+  els.runHint.textContent = '';
+  els.curl.value = curlCommand(location.origin, built.request);
+  els.run.disabled = state.running !== null;
+}
+
+async function run(): Promise<void> {
+  const built = form.request(state.zones);
+  if ('missing' in built) return;
+  state.running?.abort();
+  const controller = (state.running = new AbortController());
+  els.run.disabled = true;
+  showError(null);
+  setStatus('Computing…');
+  const started = performance.now();
+  try {
+    const answer = await postStats(built.request, controller.signal);
+    const table = resultTable(built.request.kind, answer);
+    results.show(table);
+    const failed = answer.features.filter((f) => f.properties?.error).length;
+    const ms = Math.round(performance.now() - started);
+    setStatus(`${answer.features.length} zone${answer.features.length === 1 ? '' : 's'}, ${table.rows.length} row${table.rows.length === 1 ? '' : 's'} in ${ms} ms${failed ? `; ${failed} failed` : ''}`);
+    if (failed) {
+      const first = answer.features.findIndex((f) => f.properties?.error);
+      showError(`Zone ${first}: ${answer.features[first]!.properties!.error!.detail}${failed > 1 ? ` (and ${failed - 1} more, see the table)` : ''}`);
+    }
+  } catch (err) {
+    if (controller.signal.aborted) return;
+    results.clear();
+    setStatus('');
+    showError(err instanceof ProblemError ? err.message : String(err));
+  } finally {
+    if (state.running === controller) state.running = null;
+    updateRequest();
+  }
+}
+
+async function copyCurl(): Promise<void> {
+  const text = els.curl.value;
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    // Not a secure context, or no permission: select the text and let the browser copy it.
+    els.curl.select();
+    document.execCommand('copy');
+  }
+  els.copyStatus.textContent = 'Copied.';
+  setTimeout(() => (els.copyStatus.textContent = ''), 2000);
+}
+
+// ---- wiring ----------------------------------------------------------------------------------------------
+
+function wire(): void {
+  els.sourceForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const url = els.sourceUrl.value.trim();
+    if (url) void loadSource(url);
+  });
+  byId('zones-add').addEventListener('click', () => {
+    if (els.zonesText.value.trim() === '') return;
+    addZonesFromText(els.zonesText.value);
+  });
+  els.zonesFile.addEventListener('change', () => {
+    void addZonesFromFiles(els.zonesFile.files).then(() => (els.zonesFile.value = ''));
+  });
+  byId('zones-clear').addEventListener('click', () => {
+    state.zones = [];
+    drawing?.clear();
+    results.clear();
+    renderZones();
+  });
+  els.zonesList.addEventListener('click', (e) => {
+    const button = (e.target as HTMLElement).closest<HTMLButtonElement>('button[data-remove]');
+    if (!button) return;
+    state.zones.splice(Number(button.dataset['remove']), 1);
+    results.clear();
+    renderZones();
+  });
+  els.run.addEventListener('click', () => void run());
+  byId('curl-copy').addEventListener('click', () => void copyCurl());
+
+  const modeButtons = Array.from(document.querySelectorAll<HTMLButtonElement>('.draw-tools button[data-mode]'));
+  for (const button of modeButtons) {
+    button.addEventListener('click', () => {
+      if (!drawing) return;
+      drawing.setMode(button.dataset['mode'] as DrawMode);
+      for (const b of modeButtons) b.setAttribute('aria-pressed', String(b === button));
+    });
+    button.disabled = true; // until the map and terra-draw are ready
+  }
+
+  // Drop a .geojson/.json file anywhere on the page.
+  document.addEventListener('dragover', (e) => {
+    if (!e.dataTransfer?.types.includes('Files')) return;
+    e.preventDefault();
+    document.body.classList.add('dropping');
+  });
+  document.addEventListener('dragleave', (e) => {
+    if (e.relatedTarget === null) document.body.classList.remove('dropping');
+  });
+  document.addEventListener('drop', (e) => {
+    if (!e.dataTransfer?.files.length) return;
+    e.preventDefault();
+    document.body.classList.remove('dropping');
+    void addZonesFromFiles(e.dataTransfer.files);
+  });
+}
+
+async function start(): Promise<void> {
+  wire();
+  let config: UiConfig = { basemap: null, demo: [] };
+  try {
+    config = await getConfig();
+  } catch (err) {
+    showError(`Could not read the page configuration: ${(err as Error).message}`);
+  }
+  renderDemos(config);
+  try {
+    zmap = await ZonalMap.create(byId('map'), config.basemap);
+    drawing = new Drawing(zmap.map, onDrawn);
+    for (const b of document.querySelectorAll<HTMLButtonElement>('.draw-tools button')) b.disabled = false;
+    // A source or zones chosen while the map was starting.
+    showSourceOnMap();
+    showZones();
+  } catch (err) {
+    showError(`The map could not start (WebGL?): ${(err as Error).message}`);
+  }
+  updateRequest();
+  const first = config.demo[0];
+  if (first && state.info === null && state.loading === null) {
+    els.sourceUrl.value = first.url;
+    await loadSource(first.url);
+  }
+  // Tests wait for this: the map, the drawing tools and the first source are ready.
+  document.body.dataset['ready'] = 'true';
+}
+
+void start();
