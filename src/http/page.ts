@@ -75,6 +75,8 @@ export const pagePlugin = fp(async (app: FastifyInstance, opts: { config: Config
       immutable: true,
       maxAge: '365d',
       index: false,
+      // scripts/build-web.mjs writes .br and .gz beside each asset; sent by Accept-Encoding.
+      preCompressed: true,
       dotfiles: 'deny',
       setHeaders: (reply) => {
         void reply.header('content-security-policy', csp).header('x-content-type-options', 'nosniff');

@@ -6,6 +6,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, FIXTURES } from '../helpers/build-app.ts';
@@ -18,6 +19,7 @@ function webDir(): string {
   mkdirSync(join(dir, 'assets'));
   writeFileSync(join(dir, 'index.html'), '<!doctype html><title>zonal</title><script type="module" src="/ui/assets/app-ABC123.js"></script>');
   writeFileSync(join(dir, 'assets', 'app-ABC123.js'), 'console.log(1);\n');
+  writeFileSync(join(dir, 'assets', 'app-ABC123.js.br'), brotliCompressSync('console.log(1);\n'));
   return dir;
 }
 
@@ -58,6 +60,12 @@ describe('the web page at /', () => {
     expect(js.headers['content-type']).toMatch(/javascript/);
     expect(js.headers['cache-control']).toMatch(/max-age=31536000.*immutable|immutable.*max-age=31536000/);
     expect(js.headers['content-security-policy']).toBeDefined();
+    // The build's precompressed copy, to a client that takes it; the plain file to one that does not.
+    const br = await app.inject({ method: 'GET', url: '/ui/assets/app-ABC123.js', headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(br.rawPayload).toString()).toBe('console.log(1);\n');
+    expect(js.headers['content-encoding']).toBeUndefined();
+    expect(js.body).toBe('console.log(1);\n');
     for (const url of ['/ui/assets/nope.js', '/ui/assets/../index.html', '/ui/assets/%2e%2e/index.html', '/ui/assets/..%2f..%2fpackage.json']) {
       const res = await app.inject({ method: 'GET', url });
       expect(res.statusCode, url).toBe(404);
