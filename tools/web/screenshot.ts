@@ -4,17 +4,11 @@
  *
  *     npx tsx tools/web/screenshot.ts          (needs /usr/bin/chromium, or CHROMIUM_PATH)
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { AddressInfo } from 'node:net';
-import { chromium } from 'playwright-core';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
+import { servePage } from './page-server.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const { buildWeb } = (await import(new URL('../../scripts/build-web.mjs', import.meta.url).href)) as { buildWeb: (dir: string) => Promise<unknown> };
 
 const ZONES = {
   type: 'FeatureCollection',
@@ -25,12 +19,7 @@ const ZONES = {
   ],
 };
 
-const webDir = await mkdtemp(join(tmpdir(), 'zonal-shot-'));
-await buildWeb(webDir);
-const app = await buildApp({ ...loadConfig({}), webDir, workers: 1 }, { logger: false });
-await app.listen({ host: '127.0.0.1', port: 0 });
-const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-const browser = await chromium.launch({ executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
+const { base, browser, close } = await servePage();
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
   await page.goto(`${base}/`);
@@ -48,7 +37,5 @@ try {
   await page.screenshot({ path: join(ROOT, 'docs', 'screenshot.png') });
   console.log('wrote docs/screenshot.png');
 } finally {
-  await browser.close();
-  await app.close();
-  await rm(webDir, { recursive: true, force: true });
+  await close();
 }
