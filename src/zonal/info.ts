@@ -21,6 +21,8 @@ const WGS84 = '+proj=longlat +datum=WGS84 +no_defs';
 const PREVIEW_LEVEL_MAX_SIDE = 1024;
 /** The preview grid sent has at most this many cells on its long side (≤ 65,536 values). */
 const PREVIEW_MAX_SIDE = 256;
+/** What a preview may read and decode: a crafted header (huge tiles, many samples) must not make it costly. */
+const PREVIEW_MAX_BYTES = 64 * 1024 * 1024;
 /** Points per footprint edge, so a projected raster's curved edges look right on a lon/lat map. */
 const EDGE_POINTS = 16;
 
@@ -123,7 +125,9 @@ async function rasterInfo(url: string, source: ByteSource, deps: InfoDeps): Prom
   const base = info.levels[0] as RasterLevel;
   const gridCorner = (g: Grid) => (u: number, v: number): Position => toWorld(g, u * g.width, v * g.height);
   const points = lonLatRing(info.crs.proj4, gridCorner(base.grid));
-  const level = [...info.levels].filter((l) => Math.max(l.grid.width, l.grid.height) <= PREVIEW_LEVEL_MAX_SIDE).sort((a, b) => b.grid.width - a.grid.width)[0];
+  const level = [...info.levels]
+    .filter((l) => Math.max(l.grid.width, l.grid.height) <= PREVIEW_LEVEL_MAX_SIDE && previewCost(l) <= PREVIEW_MAX_BYTES)
+    .sort((a, b) => b.grid.width - a.grid.width)[0];
   const answer: RasterInfoAnswer = {
     kind: 'raster',
     url,
@@ -143,11 +147,24 @@ async function rasterInfo(url: string, source: ByteSource, deps: InfoDeps): Prom
     preview: null,
   };
   if (level === undefined) {
-    answer.preview_note = `No overview of at most ${PREVIEW_LEVEL_MAX_SIDE} pixels a side (add overviews, e.g. with gdaladdo, for a preview).`;
+    answer.preview_note = `No overview of at most ${PREVIEW_LEVEL_MAX_SIDE} pixels a side and ${PREVIEW_MAX_BYTES / 1024 / 1024} MiB of tiles (add overviews, e.g. with gdaladdo, for a preview).`;
     return answer;
   }
   answer.preview = await preview(reader, level, deps.signal);
   return answer;
+}
+
+/** Bytes a preview of `level` reads (band 1's blocks) or decodes (whole blocks, every sample of a pixel). */
+function previewCost(level: RasterLevel): number {
+  const codec = level.ifd.codec;
+  const layout = layoutOf(level);
+  const blocks = layout.across * layout.down;
+  const samples = codec.planarConfiguration === 2 ? 1 : codec.samplesPerPixel;
+  const decoded = blocks * codec.tileWidth * codec.tileHeight * samples * Math.ceil(Math.max(...codec.bitsPerSample) / 8);
+  // Band 1's blocks come first in the offsets (band-separate files list each band's blocks in turn).
+  let read = 0;
+  for (let i = 0; i < blocks; i++) read += level.ifd.byteCounts[i] ?? 0;
+  return Math.max(decoded, read);
 }
 
 /** Band 1 of `level`, sampled to ≤ PREVIEW_MAX_SIDE a side (nearest), scale and offset applied. */

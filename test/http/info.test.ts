@@ -79,6 +79,13 @@ describe('POST /api/v1/sources/info', () => {
     expect(res.json().preview_note).toMatch(/overview/);
   });
 
+  it('a level whose tiles would cost more than 64 MiB to decode gives no preview (a 95 × 90 image in one 4096² tile of 4 Float64 samples)', async () => {
+    const res = await info(fixtureUrl('raster/huge_tile.tif'));
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ width: 95, height: 90, preview: null });
+    expect(res.json().preview_note).toMatch(/64 MiB/);
+  });
+
   it('a GeoParquet file: rows, columns (numeric or not), and the extent of North Carolina', async () => {
     const res = await info(fixtureUrl('demo/nc.parquet'));
     expect(res.statusCode, res.body).toBe(200);
