@@ -4,13 +4,14 @@
  * /ui/config.json (the basemap and the bundled demo sources). Everything the page does goes through the
  * public API, so this plugin only serves files, under a strict Content-Security-Policy.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../config.ts';
+import { insideRoots } from '../source/policy.ts';
 
 const DEMO = [
   { file: 'elev.cog.tif', kind: 'raster', label: 'Elevation of Luxembourg (COG)' },
@@ -26,8 +27,8 @@ export function contentSecurityPolicy(basemap: Config['basemap']): string {
     "style-src 'self'",
     `img-src 'self' data: blob:${tiles}`,
     `connect-src 'self'${tiles}`,
-    // MapLibre's workers (its CSP build's worker file is ours; blob: for the rest).
-    "worker-src 'self' blob:",
+    // MapLibre's worker is our own file (/ui/assets/, set with setWorkerUrl): no blob: workers.
+    "worker-src 'self'",
     "font-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
@@ -85,7 +86,19 @@ export const pagePlugin = fp(async (app: FastifyInstance, opts: { config: Config
     });
   }
 
-  const demo = DEMO.filter((d) => existsSync(join(opts.demoDir, d.file))).map((d) => ({ label: d.label, kind: d.kind, url: pathToFileURL(join(opts.demoDir, d.file)).href }));
+  // Offered only when this instance may read them (an operator's ZONAL_DATA_ROOTS may leave them out).
+  const real = (p: string): string | null => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return null;
+    }
+  };
+  const roots = opts.config.dataRoots.map(real).filter((r): r is string => r !== null);
+  const demo = DEMO.filter((d) => {
+    const file = real(join(opts.demoDir, d.file));
+    return file !== null && insideRoots(file, roots);
+  }).map((d) => ({ label: d.label, kind: d.kind, url: pathToFileURL(join(opts.demoDir, d.file)).href }));
   app.get('/ui/config.json', { schema: { hide: true } }, async (_request, reply) => {
     void reply.header('cache-control', 'no-cache');
     return { basemap, demo };

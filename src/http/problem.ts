@@ -143,9 +143,9 @@ export const problemPlugin = fp(async (app: FastifyInstance) => {
     if (error.statusCode === 503) {
       return sendProblem(reply, 'overloaded', 'The service is overloaded; retry shortly.');
     }
-    // @fastify/send refuses a static path that leaves its folder (an encoded ../) with 403: to the
-    // client that is a file that does not exist.
-    if ((error.statusCode === 403 || error.statusCode === 404) && /^(Forbidden|NotFound)Error$/.test(error.name)) {
+    // A static path that leaves its folder or cannot be a file name (an encoded ../ or \\, a NUL, a name too
+    // long): @fastify/send's 403/404, @fastify/static's FST_STATIC_FORBIDDEN_PATH. To the client, no such file.
+    if (error.code === 'FST_STATIC_FORBIDDEN_PATH' || ((error.statusCode === 403 || error.statusCode === 404) && /^(Forbidden|NotFound)Error$/.test(error.name))) {
       return sendProblem(reply, 'not_found', FASTIFY_DETAIL.not_found as string);
     }
     if (request.abortSignal?.aborted) {

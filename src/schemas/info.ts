@@ -9,10 +9,15 @@ export const InfoRequestSchema = Type.Object(
 export type InfoRequest = Static<typeof InfoRequestSchema>;
 
 const Position = Type.Tuple([Type.Number(), Type.Number()]);
-const Bounds = Type.Tuple([Type.Number(), Type.Number(), Type.Number(), Type.Number()], { description: '[west, south, east, north] in WGS84 degrees.' });
+const Bounds = Type.Tuple([Type.Number(), Type.Number(), Type.Number(), Type.Number()], {
+  description: '[west, south, east, north] in WGS84 degrees; west > east when the source crosses the antimeridian (RFC 7946 §5.2).',
+});
 const Footprint = Type.Object(
   { type: Type.Literal('Polygon'), coordinates: Type.Array(Type.Array(Position)) },
-  { description: "The source's extent as a WGS84 polygon (edges densified, so a projected grid's curved edges show)." },
+  {
+    description:
+      "The source's extent as a WGS84 polygon (edges densified, so a projected grid's curved edges show); its longitudes run continuously (past 180 across the antimeridian), so a map draws it as one shape.",
+  },
 );
 
 export const RasterInfoSchema = Type.Object(

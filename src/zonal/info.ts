@@ -21,8 +21,12 @@ const WGS84 = '+proj=longlat +datum=WGS84 +no_defs';
 const PREVIEW_LEVEL_MAX_SIDE = 1024;
 /** The preview grid sent has at most this many cells on its long side (≤ 65,536 values). */
 const PREVIEW_MAX_SIDE = 256;
-/** What a preview may read and decode: a crafted header (huge tiles, many samples) must not make it costly. */
+/**
+ * What a preview may read and decode, data and mask together, and in how many blocks: a crafted header
+ * (huge tiles, many samples, a million 1-pixel tiles, an odd mask) must not make it costly.
+ */
 const PREVIEW_MAX_BYTES = 64 * 1024 * 1024;
+const PREVIEW_MAX_BLOCKS = 4096;
 /** Points per footprint edge, so a projected raster's curved edges look right on a lon/lat map. */
 const EDGE_POINTS = 16;
 
@@ -92,6 +96,10 @@ function ring(points: Position[]): Footprint {
   return { type: 'Polygon', coordinates: [[...points, points[0] as Position]] };
 }
 
+/**
+ * RFC 7946 §5.2 bounds of a ring whose longitudes run continuously (unwrapped): west > east when it crosses
+ * the antimeridian; the whole width when it goes around the globe.
+ */
 function boundsOf(points: readonly Position[]): [number, number, number, number] {
   let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
   for (const [x, y] of points) {
@@ -100,7 +108,23 @@ function boundsOf(points: readonly Position[]): [number, number, number, number]
     s = Math.min(s, y);
     n = Math.max(n, y);
   }
-  return [w, s, e, n];
+  if (e - w >= 360) return [-180, s, 180, n];
+  if (w >= -180 && e <= 180) return [w, s, e, n];
+  const wrap = (x: number): number => ((((x + 180) % 360) + 360) % 360) - 180;
+  const east = wrap(e);
+  return [wrap(w), s, east === -180 ? 180 : east, n];
+}
+
+/** Longitudes made continuous along the ring (no 360° jump at the antimeridian), centred on [-180, 180]. */
+function unwrap(points: Position[]): Position[] {
+  const out: Position[] = [];
+  for (const [x, y] of points) {
+    const prev = out.length > 0 ? (out[out.length - 1] as Position)[0] : x;
+    out.push([x + 360 * Math.round((prev - x) / 360), y]);
+  }
+  const min = Math.min(...out.map((p) => p[0]));
+  const shift = min >= 180 ? -360 : Math.max(...out.map((p) => p[0])) <= -180 ? 360 : 0;
+  return shift === 0 ? out : out.map(([x, y]) => [x + shift, y]);
 }
 
 /** The rectangle (x0, y0)–(x1, y1) in `proj4` as a densified lon/lat ring (clockwise from top-left). */
@@ -116,7 +140,7 @@ function lonLatRing(proj4: string, corner: (u: number, v: number) => Position): 
     }
   }
   if (out.length < 3) throw new ZonalError('unsupported_raster', 'The source\'s extent cannot be placed on a longitude/latitude map.');
-  return out;
+  return unwrap(out);
 }
 
 async function rasterInfo(url: string, source: ByteSource, deps: InfoDeps): Promise<RasterInfoAnswer> {
@@ -126,7 +150,7 @@ async function rasterInfo(url: string, source: ByteSource, deps: InfoDeps): Prom
   const gridCorner = (g: Grid) => (u: number, v: number): Position => toWorld(g, u * g.width, v * g.height);
   const points = lonLatRing(info.crs.proj4, gridCorner(base.grid));
   const level = [...info.levels]
-    .filter((l) => Math.max(l.grid.width, l.grid.height) <= PREVIEW_LEVEL_MAX_SIDE && previewCost(l) <= PREVIEW_MAX_BYTES)
+    .filter((l) => Math.max(l.grid.width, l.grid.height) <= PREVIEW_LEVEL_MAX_SIDE && previewAffordable(l))
     .sort((a, b) => b.grid.width - a.grid.width)[0];
   const answer: RasterInfoAnswer = {
     kind: 'raster',
@@ -147,28 +171,36 @@ async function rasterInfo(url: string, source: ByteSource, deps: InfoDeps): Prom
     preview: null,
   };
   if (level === undefined) {
-    answer.preview_note = `No overview of at most ${PREVIEW_LEVEL_MAX_SIDE} pixels a side and ${PREVIEW_MAX_BYTES / 1024 / 1024} MiB of tiles (add overviews, e.g. with gdaladdo, for a preview).`;
+    answer.preview_note = `No overview of at most ${PREVIEW_LEVEL_MAX_SIDE} pixels a side, ${PREVIEW_MAX_BLOCKS} tiles and ${PREVIEW_MAX_BYTES / 1024 / 1024} MiB of tiles (add overviews, e.g. with gdaladdo, for a preview).`;
     return answer;
   }
   answer.preview = await preview(reader, level, deps.signal);
+  if (answer.preview === null) answer.preview_note = 'The raster\'s corners cannot all be placed on a longitude/latitude map (outside its projection\'s domain): no preview.';
   return answer;
 }
 
-/** Bytes a preview of `level` reads (band 1's blocks) or decodes (whole blocks, every sample of a pixel). */
-function previewCost(level: RasterLevel): number {
-  const codec = level.ifd.codec;
+/** Whether a preview of `level` reads and decodes at most PREVIEW_MAX_BYTES in at most PREVIEW_MAX_BLOCKS blocks. */
+function previewAffordable(level: RasterLevel): boolean {
   const layout = layoutOf(level);
   const blocks = layout.across * layout.down;
-  const samples = codec.planarConfiguration === 2 ? 1 : codec.samplesPerPixel;
-  const decoded = blocks * codec.tileWidth * codec.tileHeight * samples * Math.ceil(Math.max(...codec.bitsPerSample) / 8);
-  // Band 1's blocks come first in the offsets (band-separate files list each band's blocks in turn).
-  let read = 0;
-  for (let i = 0; i < blocks; i++) read += level.ifd.byteCounts[i] ?? 0;
-  return Math.max(decoded, read);
+  if (blocks > PREVIEW_MAX_BLOCKS) return false;
+  const cost = (ifd: RasterLevel['ifd'], samples: number): number => {
+    const c = ifd.codec;
+    const across = Math.ceil(ifd.width / c.tileWidth);
+    const down = Math.ceil(ifd.height / c.tileHeight);
+    if (across * down > PREVIEW_MAX_BLOCKS) return Infinity;
+    // Decoded: whole blocks, every sample of a pixel (at least a byte each); read: the first plane's blocks.
+    let read = 0;
+    for (let i = 0; i < across * down; i++) read += ifd.byteCounts[i] ?? 0;
+    return across * down * c.tileWidth * c.tileHeight * samples * Math.max(1, Math.ceil(Math.max(...c.bitsPerSample) / 8)) + read;
+  };
+  const codec = level.ifd.codec;
+  const total = cost(level.ifd, codec.planarConfiguration === 2 ? 1 : codec.samplesPerPixel) + (level.mask === null ? 0 : cost(level.mask, 1));
+  return total <= PREVIEW_MAX_BYTES;
 }
 
 /** Band 1 of `level`, sampled to ≤ PREVIEW_MAX_SIDE a side (nearest), scale and offset applied. */
-async function preview(reader: RasterReader, level: RasterLevel, signal?: AbortSignal): Promise<RasterPreview> {
+async function preview(reader: RasterReader, level: RasterLevel, signal?: AbortSignal): Promise<RasterPreview | null> {
   const { info } = reader;
   const { width: lw, height: lh } = level.grid;
   const step = Math.max(1, Math.ceil(Math.max(lw, lh) / PREVIEW_MAX_SIDE));
@@ -184,8 +216,15 @@ async function preview(reader: RasterReader, level: RasterLevel, signal?: AbortS
   let min = Infinity;
   let max = -Infinity;
   for (const block of encoded) {
-    // Small by construction (≤ 1 M pixels in all); decoded here, not worth a worker's round trip.
-    const decoded = await decodeBlock(format, block, false);
+    // Small by construction (≤ 64 MiB in ≤ 4096 blocks); decoded here, the event loop let go between blocks.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    signal?.throwIfAborted();
+    let decoded;
+    try {
+      decoded = await decodeBlock(format, block, false);
+    } catch {
+      throw new ZonalError('invalid_source', 'A tile of the raster could not be decoded: the file is corrupt or uses an unsupported encoding.');
+    }
     const win = blockWindow(level, block.index);
     const band = decoded.bands[0];
     if (band === undefined) continue;
@@ -212,10 +251,12 @@ async function preview(reader: RasterReader, level: RasterLevel, signal?: AbortS
     const p = t(toWorld(g, col, row)) as Position;
     return [p[0], p[1]];
   };
+  const corners = unwrap([at(0, 0), at(width * step, 0), at(width * step, height * step), at(0, height * step)]) as RasterPreview['corners'];
+  if (corners.some(([x, y]) => !Number.isFinite(x) || !Number.isFinite(y))) return null;
   return {
     width,
     height,
-    corners: [at(0, 0), at(width * step, 0), at(width * step, height * step), at(0, height * step)],
+    corners,
     min: Number.isFinite(min) ? min : null,
     max: Number.isFinite(max) ? max : null,
     values,
@@ -227,16 +268,20 @@ async function vectorInfo(url: string, source: ByteSource, deps: InfoDeps): Prom
   const reader = await openGeoParquet(source, undefined, deps.signal);
   const { info } = reader;
   const crs = crsFromProjJson(info.geo.crs);
-  // The file's declared bbox, else the union of its row groups' (covering column statistics).
-  let box: number[] | null = info.geo.bbox !== null && info.geo.bbox.length >= 4 ? info.geo.bbox : null;
+  // The file's declared bbox (four or six finite numbers), else the union of its row groups' (covering
+  // column statistics); a malformed one is not guessed at.
+  const declared = info.geo.bbox;
+  let box: number[] | null = declared !== null && (declared.length === 4 || declared.length === 6) && declared.every((v) => typeof v === 'number' && Number.isFinite(v)) ? declared : null;
   if (box === null && info.rowGroups.length > 0 && info.rowGroups.every((g) => g.bbox !== null)) {
     box = [...info.rowGroups.reduce((acc, g) => unionBBox(acc, g.bbox as BBox), EMPTY_BBOX)];
   }
   let footprint: Footprint | null = null;
-  if (box !== null) {
+  if (box !== null && box.every(Number.isFinite)) {
     // A 3D bbox is [minx, miny, minz, maxx, maxy, maxz].
-    const [x0, y0, x1, y1] = box.length === 6 ? [box[0], box[1], box[3], box[4]] : box;
-    const points = lonLatRing(crs.proj4, (u, v) => [(x0 as number) + u * ((x1 as number) - (x0 as number)), (y1 as number) - v * ((y1 as number) - (y0 as number))]);
+    const [x0, y0, x1raw, y1] = (box.length === 6 ? [box[0], box[1], box[3], box[4]] : box) as [number, number, number, number];
+    // GeoParquet (as RFC 7946) writes a lon/lat box across the antimeridian with west > east.
+    const x1 = crs.isGeographic && x1raw < x0 ? x1raw + 360 : x1raw;
+    const points = lonLatRing(crs.proj4, (u, v) => [x0 + u * (x1 - x0), y1 - v * (y1 - y0)]);
     footprint = ring(points);
   }
   return {

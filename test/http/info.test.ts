@@ -2,11 +2,16 @@
  * POST /api/v1/sources/info: footprint, bands, levels and the preview grid equal what GDAL + pyproj give
  * (fixtures/cases-info/*.json by tools/oracle/info_oracle.py); a GeoParquet file's rows and columns.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { geojsonToWkb, parquetWriteFile } from 'hyparquet-writer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, fixtureUrl, FIXTURES } from '../helpers/build-app.ts';
 import { expectProblemWithout, LEAKS_COMMON } from '../helpers/problem.ts';
+import { blockIndex } from '../helpers/tiff-index.ts';
 
 const expectProblem = (res: Parameters<typeof expectProblemWithout>[1], status: number, code: string) => expectProblemWithout([...LEAKS_COMMON, FIXTURES], res, status, code);
 
@@ -19,7 +24,14 @@ interface Oracle {
   offset: number;
   levels: [number, number][];
   footprint: [number, number][];
+  bounds: [number, number, number, number];
   preview: { level: number; width: number; height: number; corners: [number, number][]; values: (number | null)[] };
+}
+
+/** Longitudes equal modulo 360 (the service's ring runs continuously across the antimeridian). */
+function expectLonLat(got: [number, number], want: [number, number]): void {
+  expect(Math.abs((((got[0] - want[0] + 540) % 360) + 360) % 360 - 180)).toBeLessThan(1e-7);
+  expect(got[1]).toBeCloseTo(want[1], 7);
 }
 
 const oracle = (name: string): Oracle => JSON.parse(readFileSync(`${FIXTURES}cases-info/${name}.json`, 'utf8'));
@@ -37,6 +49,7 @@ describe('POST /api/v1/sources/info', () => {
     ['elev', 'raster/elev.cog.tif', 'EPSG:4326'],
     ['elev_scaled', 'raster/elev_scaled.cog.tif', 'EPSG:4326'],
     ['l7', 'raster/L7_ETMs.cog.tif', 'EPSG:31985'],
+    ['antimeridian', 'raster/antimeridian_utm60.tif', 'EPSG:32660'],
   ])('%s: as GDAL and pyproj see it', async (name, file, crs) => {
     const o = oracle(name);
     const res = await info(fixtureUrl(file));
@@ -48,20 +61,13 @@ describe('POST /api/v1/sources/info', () => {
     expect(got.levels.map((l: { width: number; height: number }) => [l.width, l.height])).toEqual(o.levels);
     const ring = got.footprint.coordinates[0] as [number, number][];
     expect(ring).toHaveLength(o.footprint.length + 1);
-    o.footprint.forEach(([x, y], i) => {
-      expect(ring[i]![0]).toBeCloseTo(x, 7);
-      expect(ring[i]![1]).toBeCloseTo(y, 7);
-    });
-    const xs = o.footprint.map((p) => p[0]);
-    const ys = o.footprint.map((p) => p[1]);
-    const bounds = [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
-    got.bounds.forEach((b: number, i: number) => expect(b).toBeCloseTo(bounds[i]!, 7));
+    o.footprint.forEach((p, i) => expectLonLat(ring[i]!, p));
+    // No 360° jump along the ring (a map draws it as one shape), and RFC 7946 bounds (west > east across 180°).
+    for (let i = 1; i < ring.length; i++) expect(Math.abs(ring[i]![0] - ring[i - 1]![0])).toBeLessThan(180);
+    got.bounds.forEach((b: number, i: number) => expect(b).toBeCloseTo(o.bounds[i]!, 7));
     const p = got.preview;
     expect({ level: p.level, width: p.width, height: p.height }).toEqual({ level: o.preview.level, width: o.preview.width, height: o.preview.height });
-    p.corners.forEach((c: [number, number], i: number) => {
-      expect(c[0]).toBeCloseTo(o.preview.corners[i]![0], 7);
-      expect(c[1]).toBeCloseTo(o.preview.corners[i]![1], 7);
-    });
+    p.corners.forEach((c: [number, number], i: number) => expectLonLat(c, o.preview.corners[i]!));
     // Every cell: null exactly where GDAL says invalid, else the value to 7 significant digits.
     expect(p.values.map((v: number | null) => v === null)).toEqual(o.preview.values.map((v) => v === null));
     o.preview.values.forEach((v, i) => {
@@ -95,6 +101,51 @@ describe('POST /api/v1/sources/info', () => {
     expect(cols).toMatchObject({ BIR74: true, SID74: true, NAME: false });
     // sf's nc.shp (NAD27): x -84.32385..-75.45698, y 33.88199..36.58965; NAD27 → WGS84 moves it < 0.001°.
     [-84.32385, 33.88199, -75.45698, 36.58965].forEach((b, i) => expect(Math.abs(got.bounds[i] - b)).toBeLessThan(0.001));
+  });
+
+  it('a GeoParquet bbox across the antimeridian (west > east) stays 20° wide; a malformed one is not guessed at', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zonal-info-'));
+    const write = (name: string, bbox: unknown[]): string => {
+      const filename = join(dir, name);
+      parquetWriteFile({
+        filename,
+        columnData: [
+          { name: 'v', data: [1, 2], type: 'INT32' },
+          { name: 'geometry', data: [geojsonToWkb({ type: 'Point', coordinates: [175, 0] }), geojsonToWkb({ type: 'Point', coordinates: [-175, 5] })], type: 'BYTE_ARRAY' },
+        ],
+        kvMetadata: [{ key: 'geo', value: JSON.stringify({ version: '1.1.0', primary_column: 'geometry', columns: { geometry: { encoding: 'WKB', geometry_types: ['Point'], bbox } } }) }],
+      });
+      return pathToFileURL(filename).href;
+    };
+    const own = await buildTestApp({ dataRoots: [dir] });
+    try {
+      const across = await own.inject({ method: 'POST', url: '/api/v1/sources/info', payload: { url: write('across.parquet', [170, -10, -170, 10]) } });
+      expect(across.statusCode, across.body).toBe(200);
+      expect(across.json().bounds).toEqual([170, -10, -170, 10]);
+      const lons = (across.json().footprint.coordinates[0] as [number, number][]).map((p) => p[0]);
+      expect(Math.min(...lons)).toBeCloseTo(170, 9);
+      expect(Math.max(...lons)).toBeCloseTo(190, 9);
+      const bad = await own.inject({ method: 'POST', url: '/api/v1/sources/info', payload: { url: write('bad.parquet', [null, 40, 12, 42]) } });
+      expect(bad.statusCode, bad.body).toBe(200);
+      expect(bad.json()).toMatchObject({ rows: 2, bounds: null, footprint: null });
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('a tile that does not decode is 422 invalid_source, as for statistics, not a 500', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zonal-info-'));
+    const bytes = new Uint8Array(readFileSync(`${FIXTURES}raster/elev.cog.tif`));
+    // elev.cog.tif's first IFD is full resolution (95 × 90, four LZW tiles): scramble every tile's codes.
+    const { offsets, counts } = blockIndex(bytes, 324, 325);
+    offsets.forEach((o, i) => bytes.fill(0xff, o, o + counts[i]!));
+    writeFileSync(join(dir, 'broken.tif'), bytes);
+    const own = await buildTestApp({ dataRoots: [dir] });
+    try {
+      expectProblem(await own.inject({ method: 'POST', url: '/api/v1/sources/info', payload: { url: pathToFileURL(join(dir, 'broken.tif')).href } }), 422, 'invalid_source');
+    } finally {
+      await own.close();
+    }
   });
 
   it('refuses what the statistics endpoints refuse, in the same words', async () => {

@@ -28,7 +28,8 @@ describe('the web page at /', () => {
   let bare: FastifyInstance;
   beforeAll(async () => {
     app = await buildTestApp({ webDir: webDir(), basemap: { tiles: 'https://tiles.example.org/{z}/{x}/{y}.png', attribution: '© Example' } }, { demoDir: join(FIXTURES, 'demo') });
-    bare = await buildTestApp({ webDir: join(tmpdir(), 'no-such-web-dir') });
+    // Its data root is the test fixtures' raster folder: the demo folder lies outside.
+    bare = await buildTestApp({ webDir: join(tmpdir(), 'no-such-web-dir'), dataRoots: [join(FIXTURES, 'raster')] });
   });
   afterAll(async () => Promise.all([app.close(), bare.close()]));
 
@@ -66,7 +67,8 @@ describe('the web page at /', () => {
     expect(brotliDecompressSync(br.rawPayload).toString()).toBe('console.log(1);\n');
     expect(js.headers['content-encoding']).toBeUndefined();
     expect(js.body).toBe('console.log(1);\n');
-    for (const url of ['/ui/assets/nope.js', '/ui/assets/../index.html', '/ui/assets/%2e%2e/index.html', '/ui/assets/..%2f..%2fpackage.json']) {
+    const paths = ['/ui/assets/nope.js', '/ui/assets/../index.html', '/ui/assets/%2e%2e/index.html', '/ui/assets/..%2f..%2fpackage.json', '/ui/assets/%00', '/ui/assets/..%5c..%5cindex.html', `/ui/assets/${'a'.repeat(5000)}.js`, '/docs/static/..%2f..%2fpackage.json'];
+    for (const url of paths) {
       const res = await app.inject({ method: 'GET', url });
       expect(res.statusCode, url).toBe(404);
       expect(res.headers['content-type'], url).toMatch(/problem\+json/);
@@ -84,6 +86,11 @@ describe('the web page at /', () => {
       expect(info.statusCode, info.body).toBe(200);
       expect(info.json().kind).toBe(d.kind);
     }
+  });
+
+  it('/ui/config.json offers no demo source this instance may not read (data roots without the demo folder)', async () => {
+    const res = await bare.inject({ method: 'GET', url: '/ui/config.json' });
+    expect(res.json().demo).toEqual([]);
   });
 
   it('without a built page, / answers JSON to everyone (and says nothing of a page)', async () => {

@@ -197,7 +197,8 @@ describe.skipIf(!chromiumPath)('web page (Chromium)', () => {
     await pickDemoRaster();
     await page.locator('#zones-clear').click();
     const bowtie = { type: 'Polygon', coordinates: [[[6.0, 49.6], [6.2, 49.8], [6.2, 49.6], [6.0, 49.8], [6.0, 49.6]]] };
-    await page.locator('#zones-geojson').fill(JSON.stringify({ type: 'FeatureCollection', features: [TWO_ZONES.features[0], { type: 'Feature', properties: {}, geometry: bowtie }] }));
+    // Its id would be a formula in a spreadsheet: the CSV gives it a leading apostrophe.
+    await page.locator('#zones-geojson').fill(JSON.stringify({ type: 'FeatureCollection', features: [TWO_ZONES.features[0], { type: 'Feature', id: '=1+2', properties: {}, geometry: bowtie }] }));
     await page.locator('#zones-add').click();
     await run(2);
     const answers = await postStats('raster', bodyFromCurl(await page.locator('#curl').inputValue()));
@@ -205,6 +206,11 @@ describe.skipIf(!chromiumPath)('web page (Chromium)', () => {
     const rows = await tableRows();
     expect(rows[1]!['error']).toContain(detail);
     await expect.poll(() => page.locator('[data-testid="error"]').textContent()).toContain(detail);
+    expect(rows[1]!['id']).toBe('=1+2');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#csv-download').click()]);
+    const csv = parse(await readFile((await download.path())!, 'utf8')) as string[][];
+    expect(csv[2]![1]).toBe("'=1+2");
+    expect(csv[1]![1]).toBe('north');
     expect(errors).toEqual([]);
   });
 });

@@ -7,7 +7,8 @@ Dev-only tool: GDAL + numpy + pyproj from Debian, no code shared with the TypeSc
 
 For each raster below it writes fixtures/cases-info/<name>.json: size, band count, nodata, the overview
 sizes, the footprint (each edge of the full-resolution grid cut in 16 equal steps, every point moved to
-WGS84 lon/lat with pyproj, always_xy) and the preview the service promises: band 1 of the finest level
+WGS84 lon/lat with pyproj, always_xy, in -180..180), its RFC 7946 bounds (west > east across the
+antimeridian) and the preview the service promises: band 1 of the finest level
 (0 = full resolution, then each overview) of at most 1024 pixels a side, sampled every `step` pixels
 (step = ceil(long side / 256)), scale and offset applied, null where nodata, NaN or masked.
 """
@@ -26,7 +27,26 @@ except ImportError:
     raise
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'fixtures')
-FILES = {'elev': 'raster/elev.cog.tif', 'l7': 'raster/L7_ETMs.cog.tif', 'elev_scaled': 'raster/elev_scaled.cog.tif'}
+FILES = {'elev': 'raster/elev.cog.tif', 'l7': 'raster/L7_ETMs.cog.tif', 'elev_scaled': 'raster/elev_scaled.cog.tif',
+         'antimeridian': 'raster/antimeridian_utm60.tif'}
+
+
+def rfc7946_bounds(ring):
+    """[west, south, east, north] of a ring, RFC 7946 section 5.2: walk the ring, taking each step the short
+    way round (|step| <= 180), then west > east when the span crosses the antimeridian."""
+    lon = [ring[0][0]]
+    for (x, _), (px, _) in zip(ring[1:], ring[:-1]):
+        step = (x - px + 540.0) % 360.0 - 180.0
+        lon.append(lon[-1] + step)
+    w, e = min(lon), max(lon)
+    s, n = min(p[1] for p in ring), max(p[1] for p in ring)
+    if e - w >= 360:
+        return [-180.0, s, 180.0, n]
+    norm = lambda v: (v + 540.0) % 360.0 - 180.0
+    if -180 <= w and e <= 180:
+        return [w, s, e, n]
+    east = norm(e)
+    return [norm(w), s, 180.0 if east == -180.0 else east, n]
 
 
 def main():
@@ -79,6 +99,7 @@ def main():
             'scale': scale, 'offset': offset,
             'levels': [[b.XSize, b.YSize] for _, b in levels],
             'footprint': ring,
+            'bounds': rfc7946_bounds(ring),
             'preview': {'level': level, 'step': step, 'width': pw, 'height': ph,
                         'corners': [corner(0, 0), corner(pw * step, 0), corner(pw * step, ph * step), corner(0, ph * step)],
                         'values': values},

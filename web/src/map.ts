@@ -82,7 +82,8 @@ export class ZonalMap {
       this.map.addSource('preview', { type: 'canvas', canvas: this.previewCanvas, coordinates: preview.corners, animate: false });
       this.map.addLayer({ id: 'preview', type: 'raster', source: 'preview', paint: { 'raster-opacity': 0.85, 'raster-resampling': 'nearest', 'raster-fade-duration': 0 } }, 'footprint-line');
     }
-    if (bounds) this.map.fitBounds([[bounds[0], bounds[1]], [bounds[2], bounds[3]]], { padding: 40, duration: 0, maxZoom: 16 });
+    // Bounds across the antimeridian come with west > east (RFC 7946); the map wants east past 180.
+    if (bounds) this.map.fitBounds([[bounds[0], bounds[1]], [bounds[2] < bounds[0] ? bounds[2] + 360 : bounds[2], bounds[3]]], { padding: 40, duration: 0, maxZoom: 16 });
   }
 
   private clearPreview(): void {

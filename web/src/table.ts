@@ -84,8 +84,16 @@ export function toCsv(rows: readonly (readonly string[])[]): string {
   return rows.map((r) => r.map(field).join(',')).join('\r\n') + '\r\n';
 }
 
+/**
+ * A text cell a spreadsheet would run as a formula (=, +, -, @, tab, CR first) gets a leading apostrophe
+ * (OWASP's CSV injection advice); numbers and JSON cells are left as they are.
+ */
+export function spreadsheetSafe(cell: string): string {
+  return /^[=+\-@\t\r]/.test(cell) && !Number.isFinite(Number(cell)) ? `'${cell}` : cell;
+}
+
 export function tableCsv(table: ResultTable): string {
-  return toCsv([headerCells(table), ...table.rows.map((r) => rowCells(table, r))]);
+  return toCsv([headerCells(table), ...table.rows.map((r) => rowCells(table, r).map(spreadsheetSafe))]);
 }
 
 /** A bin edge for an axis label: 4 significant digits. */
