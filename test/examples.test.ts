@@ -126,12 +126,16 @@ describe('README and /docs examples, as written, against the bundled demo data',
     } else expect(body).not.toContain('"error"');
   });
 
-  it('the first example answers what the README prints', async () => {
+  it('the first example answers what the README prints, which is what GDAL computes', async () => {
     const first = curlExamples()[0]!;
     const { body } = await curl(first.command, plain.origin, stac.origin);
     const printed = /The demo request above answers:\n\n```json\n([\s\S]*?)```/.exec(README);
     expect(printed).not.toBeNull();
     expect(JSON.parse(body)).toEqual(JSON.parse(printed![1]!));
+    // And both are GDAL's numbers (fixtures/cases/readme_demo_polygon, by tools/oracle/raster_oracle.py).
+    const oracle = JSON.parse(readFileSync(join(ROOT, 'fixtures/cases/readme_demo_polygon.expected.json'), 'utf8')).response.band_1 as Record<string, number>;
+    const got = JSON.parse(body).band_1 as Record<string, number>;
+    for (const stat of ['count', 'min', 'max', 'mean', 'median', 'nodata']) expect(Math.abs(got[stat]! - oracle[stat]!), stat).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(oracle[stat]!)));
   });
 
   it.each(cliExamples().map((e) => [e.line, e.command.split(' ').slice(0, 3).join(' '), e] as const))(
