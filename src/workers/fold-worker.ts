@@ -7,6 +7,7 @@ import { indexRows, selectRows } from '../vector/select.ts';
 import { zstdDecoder } from '../raster/codecs/zstd.ts';
 import { wkbPolygonalAreaM2 } from '../geometry/wkb.ts';
 import { overlapGroups as groupsOf, type UnionJob } from '../vector/data-area.ts';
+export { previewGrid as preview } from '../raster/preview.ts';
 
 /** One chunk of vector features (see vector/tally.ts). */
 async function vectorChunk(task: VectorChunkTask): Promise<VectorChunkResult> {

@@ -8,6 +8,7 @@ import { overlapGroups, unionAreas, vectorGroup, vectorGroupZones } from './fold
 import type { VectorGroupTask, VectorGroupResult, VectorGroupZonesTask } from '../vector/tally.ts';
 import type { UnionJob } from '../vector/data-area.ts';
 import { preloadImageCodecs } from '../raster/codecs/image.ts';
+import { previewGrid, type PreviewGrid, type PreviewTask } from '../raster/preview.ts';
 
 export interface FoldRunner {
   run(task: FoldTask, signal?: AbortSignal): Promise<FoldResult>;
@@ -19,6 +20,8 @@ export interface FoldRunner {
   overlapGroups(boxes: Float64Array, signal?: AbortSignal): Promise<number[][]>;
   /** Areas in m² of union jobs (vector data_area), spread over the workers. */
   unionAreas(jobs: UnionJob[], signal?: AbortSignal): Promise<number[]>;
+  /** A coarse grid of a level's band 1 (sources/info's preview): its blocks decoded in a worker. */
+  preview(task: PreviewTask, signal?: AbortSignal): Promise<PreviewGrid>;
   /** Tasks queued or running, for load shedding. */
   readonly pending: number;
   /** Share of the worker threads' time spent on tasks since start, 0..1 (0 inline). */
@@ -59,6 +62,14 @@ export function createFoldRunner(workers: number): FoldRunner {
       },
       async unionAreas(jobs) {
         return unionAreas(jobs);
+      },
+      async preview(task) {
+        pending++;
+        try {
+          return await previewGrid(task);
+        } finally {
+          pending--;
+        }
       },
       async overlapGroups(boxes) {
         return overlapGroups(boxes);
@@ -118,6 +129,16 @@ export function createFoldRunner(workers: number): FoldRunner {
       try {
         const transferList = task.group.ranges.map((r) => r.bytes);
         return (await pool.run(task, { name: 'vectorGroupZones', transferList, ...(signal ? { signal } : {}) })) as VectorGroupResult[];
+      } finally {
+        pending--;
+      }
+    },
+    async preview(task, signal) {
+      pending++;
+      try {
+        await preload;
+        const transferList = [...new Set(task.blocks.flatMap((b) => [...b.planes, b.mask]).filter((x): x is ArrayBuffer => x !== null))];
+        return (await pool.run(task, { name: 'preview', transferList, ...(signal ? { signal } : {}) })) as PreviewGrid;
       } finally {
         pending--;
       }

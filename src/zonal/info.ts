@@ -7,7 +7,8 @@ import { ZonalError } from '../errors.ts';
 import { EMPTY_BBOX, unionBBox } from '../geometry/bbox.ts';
 import { makeTransformer } from '../geometry/reproject.ts';
 import type { BBox } from '../geometry/types.ts';
-import { decodeBlock } from '../raster/decode.ts';
+import type { PreviewGrid } from '../raster/preview.ts';
+import type { FoldRunner } from '../workers/pool.ts';
 import { blockWindow, layoutOf } from '../raster/plan.ts';
 import { openRaster, type RasterLevel, type RasterReader } from '../raster/reader.ts';
 import { toWorld, type Grid } from '../raster/grid.ts';
@@ -32,6 +33,8 @@ const EDGE_POINTS = 16;
 
 export interface InfoDeps {
   openSource(url: string): Promise<ByteSource>;
+  /** The worker pool: the preview's tiles are decoded there, off the event loop. */
+  runner: Pick<FoldRunner, 'preview'>;
   signal?: AbortSignal;
 }
 
@@ -174,7 +177,7 @@ async function rasterInfo(url: string, source: ByteSource, deps: InfoDeps): Prom
     answer.preview_note = `No overview of at most ${PREVIEW_LEVEL_MAX_SIDE} pixels a side, ${PREVIEW_MAX_BLOCKS} tiles and ${PREVIEW_MAX_BYTES / 1024 / 1024} MiB of tiles (add overviews, e.g. with gdaladdo, for a preview).`;
     return answer;
   }
-  answer.preview = await preview(reader, level, deps.signal);
+  answer.preview = await preview(reader, level, deps.runner, deps.signal);
   if (answer.preview === null) answer.preview_note = 'The raster\'s corners cannot all be placed on a longitude/latitude map (outside its projection\'s domain): no preview.';
   return answer;
 }
@@ -200,7 +203,7 @@ function previewAffordable(level: RasterLevel): boolean {
 }
 
 /** Band 1 of `level`, sampled to ≤ PREVIEW_MAX_SIDE a side (nearest), scale and offset applied. */
-async function preview(reader: RasterReader, level: RasterLevel, signal?: AbortSignal): Promise<RasterPreview | null> {
+async function preview(reader: RasterReader, level: RasterLevel, runner: InfoDeps['runner'], signal?: AbortSignal): Promise<RasterPreview | null> {
   const { info } = reader;
   const { width: lw, height: lh } = level.grid;
   const step = Math.max(1, Math.ceil(Math.max(lw, lh) / PREVIEW_MAX_SIDE));
@@ -211,38 +214,12 @@ async function preview(reader: RasterReader, level: RasterLevel, signal?: AbortS
   const format = reader.blockFormat(level, [1]);
   const encoded = await reader.readBlocks(level, blocks, [1], signal);
   const { scale, offset } = info.scaling[0] ?? { scale: 1, offset: 0 };
-  const nodata = info.nodata;
-  const values: (number | null)[] = new Array<number | null>(width * height).fill(null);
-  let min = Infinity;
-  let max = -Infinity;
-  for (const block of encoded) {
-    // Small by construction (≤ 64 MiB in ≤ 4096 blocks); decoded here, the event loop let go between blocks.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    signal?.throwIfAborted();
-    let decoded;
-    try {
-      decoded = await decodeBlock(format, block, false);
-    } catch {
-      throw new ZonalError('invalid_source', 'A tile of the raster could not be decoded: the file is corrupt or uses an unsupported encoding.');
-    }
-    const win = blockWindow(level, block.index);
-    const band = decoded.bands[0];
-    if (band === undefined) continue;
-    const r0 = Math.ceil(win.row0 / step) * step;
-    const c0 = Math.ceil(win.col0 / step) * step;
-    for (let row = r0; row < win.row0 + win.height; row += step) {
-      for (let col = c0; col < win.col0 + win.width; col += step) {
-        const r = row - win.row0;
-        const c = col - win.col0;
-        if (decoded.valid !== null && decoded.valid[r * decoded.maskStride + c] === 0) continue;
-        const raw = band.values === null ? format.fill : Number(band.values[r * band.rowStride + c * band.step + band.offset]);
-        if (Number.isNaN(raw) || (nodata !== null && raw === nodata)) continue;
-        const v = Number((raw * scale + offset).toPrecision(7));
-        values[(row / step) * width + col / step] = v;
-        if (v < min) min = v;
-        if (v > max) max = v;
-      }
-    }
+  let grid: PreviewGrid;
+  try {
+    grid = await runner.preview({ format, blocks: encoded, windows: encoded.map((b) => blockWindow(level, b.index)), step, width, height, nodata: info.nodata, scale, offset }, signal);
+  } catch (e) {
+    if (signal?.aborted) throw e;
+    throw new ZonalError('invalid_source', 'A tile of the raster could not be decoded: the file is corrupt or uses an unsupported encoding.');
   }
   // The preview's cells are `step` pixels: its corners are those of the cells, which may overhang the level.
   const g = level.grid;
@@ -257,9 +234,9 @@ async function preview(reader: RasterReader, level: RasterLevel, signal?: AbortS
     width,
     height,
     corners,
-    min: Number.isFinite(min) ? min : null,
-    max: Number.isFinite(max) ? max : null,
-    values,
+    min: grid.min,
+    max: grid.max,
+    values: grid.values,
     level: level.index,
   };
 }
