@@ -252,25 +252,26 @@ export async function openRasterContext(req: Omit<RasterRequest, 'aoi'>, deps: R
           outputs: answered.map((_, k) => k),
           mask: req.mask ? { band: bands.indexOf(maskBand), include: req.mask.include ?? null, exclude: req.mask.exclude ?? null } : null,
         };
-  const outputs =
-    req.expression !== undefined ? [{ key: 'expression', classes: undefined }] : answered.map((b) => ({ key: `band_${b}`, classes: deps.bandDefaults?.[b - 1]?.classes }));
   // CONTRACT §5 and issue 5: a bare point always takes its containing pixel, whatever `pixels` says.
+  return contextOf(req, deps, { reader, bands, foldBands: bandsFor(reader, bands, deps.bandDefaults ?? []), names, approx: req.approx_stats === true, program, answered, extras: [], classSource: null });
+}
+
+/** A context from what its opener worked out, the request's own options filled in the same way for both. */
+function contextOf(
+  req: Omit<RasterRequest, 'aoi'>,
+  deps: RasterDeps,
+  { answered, ...parts }: Pick<RasterContext, 'reader' | 'bands' | 'foldBands' | 'names' | 'approx' | 'program' | 'extras' | 'classSource'> & { answered: readonly number[] },
+): RasterContext {
   return {
-    reader,
-    bands,
-    foldBands: bandsFor(reader, bands, deps.bandDefaults ?? []),
-    names,
+    ...parts,
+    // The answer's keys: the expression's, or each band asked (with its STAC class names).
+    outputs: req.expression !== undefined ? [{ key: 'expression', classes: undefined }] : answered.map((b) => ({ key: `band_${b}`, classes: deps.bandDefaults?.[b - 1]?.classes })),
     rule: req.pixels ?? 'center',
-    approx: req.approx_stats === true,
     deps,
     formats: new Map(),
     histogram: parseHistogram(req.histogram),
     categorical: req.categorical === true,
-    program,
-    outputs,
     masked: req.mask !== undefined,
-    extras: [],
-    classSource: null,
   };
 }
 
@@ -306,23 +307,7 @@ async function openMultiContext(req: Omit<RasterRequest, 'aoi'>, deps: RasterDep
     outputs: own.map((_, k) => k),
     mask,
   };
-  return {
-    reader,
-    bands: own,
-    foldBands,
-    names,
-    rule: req.pixels ?? 'center',
-    approx: false,
-    deps,
-    formats: new Map(),
-    histogram: parseHistogram(req.histogram),
-    categorical: req.categorical === true,
-    program,
-    outputs: req.expression !== undefined ? [{ key: 'expression', classes: undefined }] : own.map((b) => ({ key: `band_${b}`, classes: deps.bandDefaults?.[b - 1]?.classes })),
-    masked: req.mask !== undefined,
-    extras,
-    classSource,
-  };
+  return contextOf(req, deps, { reader, bands: own, foldBands, names, approx: false, program, answered: own, extras, classSource });
 }
 
 /** One zone's plan; a problem of the zone (geometry, area, pixels) throws its ZonalError. */
