@@ -180,6 +180,39 @@ describe.skipIf(!chromiumPath)('web page (Chromium)', () => {
     expect(errors).toEqual([]);
   });
 
+  it('the vector demo: columns from its info, one row per zone and column, the numbers the API gives', async () => {
+    await page.locator('[data-testid^="demo-"][data-kind="vector"]').first().click();
+    await page.locator('[data-testid="source-info"][data-kind="vector"]').waitFor();
+    await page.locator('#columns input[value="BIR74"]').check();
+    await page.locator('#columns input[value="SID74"]').check();
+    await page.locator('#weighting').selectOption('ratio');
+    await page.locator('#zones-clear').click();
+    const zones = {
+      type: 'FeatureCollection',
+      features: [
+        { type: 'Feature', id: 'raleigh', properties: {}, geometry: { type: 'Point', coordinates: [-78.64, 35.78], radius: 20000 } },
+        { type: 'Feature', id: 'charlotte', properties: {}, geometry: { type: 'Polygon', coordinates: [[[-81.0, 35.1], [-80.7, 35.1], [-80.7, 35.4], [-81.0, 35.4], [-81.0, 35.1]]] } },
+      ],
+    };
+    await page.locator('#zones-geojson').fill(JSON.stringify(zones));
+    await page.locator('#zones-add').click();
+    await page.locator('#run').click();
+    await expect.poll(async () => (await tableRows()).filter((r) => r['column'] === 'SID74').length).toBe(2);
+    const body = bodyFromCurl(await page.locator('#curl').inputValue()) as unknown as { weighting_method: string; columns: string[] };
+    expect(body.weighting_method).toBe('ratio');
+    expect(body.columns).toEqual(expect.arrayContaining(['BIR74', 'SID74']));
+    const answers = await postStats('vector', body);
+    const rows = await tableRows();
+    for (const [i, id] of ['raleigh', 'charlotte'].entries()) {
+      for (const column of ['BIR74', 'SID74']) {
+        const row = rows.find((r) => r['id'] === id && r['column'] === column)!;
+        const expected = answers[i]!.properties.statistics![column]!;
+        for (const stat of ['count', 'mean']) expect(Number(row[stat]), `${id} ${column} ${stat}`).toBe(expected[stat]);
+      }
+    }
+    expect(errors).toEqual([]);
+  });
+
   it('a source the service refuses shows the problem detail', async () => {
     const url = 'file:///nope/x.tif';
     const res = await fetch(`${base}/api/v1/sources/info`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url }) });
