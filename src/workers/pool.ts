@@ -32,45 +32,31 @@ export interface FoldRunner {
 const WORKER_YOUNG_GENERATION_MB = 16;
 const WORKER_OLD_GENERATION_MB = 1024;
 
+/** The blocks' bytes move to the worker (the reader hands out buffers of their own): no copy. */
+function blockBuffers(blocks: readonly { planes: readonly (ArrayBuffer | null)[]; mask: ArrayBuffer | null }[]): ArrayBuffer[] {
+  return [...new Set(blocks.flatMap((b) => [...b.planes, b.mask]).filter((x): x is ArrayBuffer => x !== null))];
+}
+
 export function createFoldRunner(workers: number): FoldRunner {
   if (workers <= 0) {
     let pending = 0;
+    // Counted while it runs, as the pool counts its tasks (load shedding reads `pending`).
+    const counted = async <T>(work: () => Promise<T>): Promise<T> => {
+      pending++;
+      try {
+        return await work();
+      } finally {
+        pending--;
+      }
+    };
     return {
-      async run(task) {
-        pending++;
-        try {
-          return await foldTiles(task);
-        } finally {
-          pending--;
-        }
-      },
-      async vectorGroup(task) {
-        pending++;
-        try {
-          return await vectorGroup(task);
-        } finally {
-          pending--;
-        }
-      },
-      async vectorGroupZones(task) {
-        pending++;
-        try {
-          return await vectorGroupZones(task);
-        } finally {
-          pending--;
-        }
-      },
+      run: (task) => counted(() => foldTiles(task)),
+      vectorGroup: (task) => counted(() => vectorGroup(task)),
+      vectorGroupZones: (task) => counted(() => vectorGroupZones(task)),
       async unionAreas(jobs) {
         return unionAreas(jobs);
       },
-      async preview(task) {
-        pending++;
-        try {
-          return await previewGrid(task);
-        } finally {
-          pending--;
-        }
-      },
+      preview: (task) => counted(() => previewGrid(task)),
       async overlapGroups(boxes) {
         return overlapGroups(boxes);
       },
@@ -103,54 +89,22 @@ export function createFoldRunner(workers: number): FoldRunner {
   });
   for (let i = 0; i < workers; i++) pool.run(null, { name: 'warm' }).catch(() => undefined);
   let pending = 0;
+  /** One task on the pool (`name`: the worker's export; the default export folds tiles), counted while queued or running. */
+  const send = async <T>(name: string | undefined, task: unknown, transferList: ArrayBuffer[], signal?: AbortSignal): Promise<T> => {
+    pending++;
+    try {
+      await preload;
+      return (await pool.run(task, { ...(name ? { name } : {}), transferList, ...(signal ? { signal } : {}) })) as T;
+    } finally {
+      pending--;
+    }
+  };
   return {
-    async run(task, signal) {
-      pending++;
-      try {
-        await preload;
-        // The blocks' bytes move to the worker (the reader hands out buffers of their own): no copy.
-        const transferList = [...new Set(task.blocks.flatMap((b) => [...b.planes, b.mask]).filter((x): x is ArrayBuffer => x !== null))];
-        return (await pool.run(task, { transferList, ...(signal ? { signal } : {}) })) as FoldResult;
-      } finally {
-        pending--;
-      }
-    },
-    async vectorGroup(task, signal) {
-      pending++;
-      try {
-        const transferList = task.group.ranges.map((r) => r.bytes);
-        return (await pool.run(task, { name: 'vectorGroup', transferList, ...(signal ? { signal } : {}) })) as VectorGroupResult;
-      } finally {
-        pending--;
-      }
-    },
-    async vectorGroupZones(task, signal) {
-      pending++;
-      try {
-        const transferList = task.group.ranges.map((r) => r.bytes);
-        return (await pool.run(task, { name: 'vectorGroupZones', transferList, ...(signal ? { signal } : {}) })) as VectorGroupResult[];
-      } finally {
-        pending--;
-      }
-    },
-    async preview(task, signal) {
-      pending++;
-      try {
-        await preload;
-        const transferList = [...new Set(task.blocks.flatMap((b) => [...b.planes, b.mask]).filter((x): x is ArrayBuffer => x !== null))];
-        return (await pool.run(task, { name: 'preview', transferList, ...(signal ? { signal } : {}) })) as PreviewGrid;
-      } finally {
-        pending--;
-      }
-    },
-    async overlapGroups(boxes, signal) {
-      pending++;
-      try {
-        return (await pool.run(boxes, { name: 'overlapGroups', transferList: [boxes.buffer as ArrayBuffer], ...(signal ? { signal } : {}) })) as number[][];
-      } finally {
-        pending--;
-      }
-    },
+    run: (task, signal) => send<FoldResult>(undefined, task, blockBuffers(task.blocks), signal),
+    vectorGroup: (task, signal) => send<VectorGroupResult>('vectorGroup', task, task.group.ranges.map((r) => r.bytes), signal),
+    vectorGroupZones: (task, signal) => send<VectorGroupResult[]>('vectorGroupZones', task, task.group.ranges.map((r) => r.bytes), signal),
+    preview: (task, signal) => send<PreviewGrid>('preview', task, blockBuffers(task.blocks), signal),
+    overlapGroups: (boxes, signal) => send<number[][]>('overlapGroups', boxes, [boxes.buffer as ArrayBuffer], signal),
     async unionAreas(jobs, signal) {
       pending++;
       try {
