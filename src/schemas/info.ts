@@ -1,10 +1,18 @@
 /** POST /api/v1/sources/info: what a source is (footprint, bands or columns, a raster preview). */
 import { Type, type Static } from '@sinclair/typebox';
-import { DEMO_URL, UrlSchema } from './common.ts';
+import { DEMO_STAC_URL, DEMO_URL, UrlSchema } from './common.ts';
 
 export const InfoRequestSchema = Type.Object(
-  { url: UrlSchema },
-  { additionalProperties: false, title: 'InfoRequest', examples: [{ url: `${DEMO_URL}elev.cog.tif` }, { url: `${DEMO_URL}nc.parquet` }] },
+  {
+    url: UrlSchema,
+    stac: Type.Optional(Type.Boolean({ description: '`url` is a STAC Item (http or https): without `asset`, what the Item holds; with it, that asset.' })),
+    asset: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'With `stac`: the asset described (read as raster/stac or vector/stac would read it).' })),
+  },
+  {
+    additionalProperties: false,
+    title: 'InfoRequest',
+    examples: [{ url: `${DEMO_URL}elev.cog.tif` }, { url: `${DEMO_URL}nc.parquet` }, { url: `${DEMO_STAC_URL}elev-item.json`, stac: true }],
+  },
 );
 export type InfoRequest = Static<typeof InfoRequestSchema>;
 
@@ -66,4 +74,24 @@ export const VectorInfoSchema = Type.Object(
   { title: 'VectorInfo' },
 );
 
-export const InfoResponseSchema = Type.Union([RasterInfoSchema, VectorInfoSchema], { title: 'SourceInfo' });
+export const StacItemInfoSchema = Type.Object(
+  {
+    kind: Type.Literal('stac_item'),
+    url: Type.String(),
+    id: Type.Union([Type.String(), Type.Null()]),
+    datetime: Type.Union([Type.String(), Type.Null()]),
+    bounds: Type.Union([Bounds, Type.Null()]),
+    footprint: Type.Union([Footprint, Type.Null()]),
+    assets: Type.Array(
+      Type.Object({
+        key: Type.String(),
+        title: Type.Union([Type.String(), Type.Null()]),
+        type: Type.Union([Type.String(), Type.Null()]),
+        kind: Type.Union([Type.Literal('raster'), Type.Literal('vector'), Type.Null()], { description: 'What raster/stac or vector/stac would read it as; null: neither.' }),
+      }),
+    ),
+  },
+  { title: 'StacItemInfo', description: "The Item's bbox as footprint and bounds." },
+);
+
+export const InfoResponseSchema = Type.Union([RasterInfoSchema, VectorInfoSchema, StacItemInfoSchema], { title: 'SourceInfo' });

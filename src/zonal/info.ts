@@ -16,6 +16,7 @@ import type { ByteSource } from '../source/source.ts';
 import { openGeoParquet } from '../vector/reader.ts';
 import { crsFromProjJson } from '../vector/crs.ts';
 import { checkParquetUrl } from './vector.ts';
+import { checkItemUrl, fetchItem, isGeoTiffAsset, isParquetAsset, pickAsset, resolveHref, type StacAsset, type StacItem } from '../stac/item.ts';
 
 const WGS84 = '+proj=longlat +datum=WGS84 +no_defs';
 /** The overview read for a preview has at most this many pixels on its long side (≤ 1 M pixels decoded). */
@@ -72,6 +73,17 @@ export interface RasterInfoAnswer {
   preview_note?: string;
 }
 
+export interface StacItemInfoAnswer {
+  kind: 'stac_item';
+  url: string;
+  id: string | null;
+  datetime: string | null;
+  bounds: [number, number, number, number] | null;
+  footprint: Footprint | null;
+  /** Each asset with what the service would read it as (raster, vector) or null (neither). */
+  assets: { key: string; title: string | null; type: string | null; kind: 'raster' | 'vector' | null }[];
+}
+
 export interface VectorInfoAnswer {
   kind: 'vector';
   url: string;
@@ -82,17 +94,74 @@ export interface VectorInfoAnswer {
   footprint: Footprint | null;
 }
 
-/** A source is vector when its path ends in .parquet/.geoparquet (the vector endpoint's own rule). */
-export async function sourceInfo(url: string, deps: InfoDeps): Promise<RasterInfoAnswer | VectorInfoAnswer> {
-  let parquet = true;
+/**
+ * A source is vector when its path ends in .parquet/.geoparquet (the vector endpoint's own rule). With
+ * `stac`, `url` is a STAC Item: without `asset`, what the Item holds; with it, that asset as the raster/stac
+ * or vector/stac endpoint would read it (the same media-type rules).
+ */
+export async function sourceInfo(req: { url: string; stac?: boolean; asset?: string }, deps: InfoDeps): Promise<RasterInfoAnswer | VectorInfoAnswer | StacItemInfoAnswer> {
+  if (req.stac === true) {
+    const { item, base } = await fetchItem(checkItemUrl(req.url), deps.openSource, deps.signal);
+    if (req.asset === undefined) return itemInfo(req.url, item);
+    const [, asset] = pickAsset(item, req.asset);
+    const href = resolveHref(base, asset.href as string);
+    const kind = assetKind(asset, href);
+    if (kind === null) throw new ZonalError('unsupported_asset', `The asset "${req.asset}" is neither a GeoTIFF nor a GeoParquet file.`);
+    const source = await deps.openSource(href);
+    return kind === 'vector' ? vectorInfo(href, source, deps) : rasterInfo(href, source, deps);
+  }
+  if (req.asset !== undefined) throw new ZonalError('validation_failed', 'An "asset" is read from a STAC Item: add "stac": true.', { errors: [{ path: '/asset', message: 'needs "stac": true' }] });
+  const source = await deps.openSource(req.url);
+  return isParquetPath(req.url) ? vectorInfo(req.url, source, deps) : rasterInfo(req.url, source, deps);
+}
+
+function isParquetPath(url: string): boolean {
   try {
     checkParquetUrl(url);
+    return true;
   } catch (e) {
     if (!(e instanceof ZonalError) || e.code !== 'unsupported_media_type') throw e;
-    parquet = false;
+    return false;
   }
-  const source = await deps.openSource(url);
-  return parquet ? vectorInfo(url, source, deps) : rasterInfo(url, source, deps);
+}
+
+/** As the STAC endpoints decide: Parquet by media type or path (vector/stac), else GeoTIFF by media type or none given (raster/stac). */
+function assetKind(asset: StacAsset, href: string): 'raster' | 'vector' | null {
+  if (isParquetAsset(asset) || /\.(geo)?parquet$/i.test(safePath(href))) return 'vector';
+  return isGeoTiffAsset(asset) ? 'raster' : null;
+}
+
+function safePath(href: string): string {
+  try {
+    return new URL(href).pathname;
+  } catch {
+    return href;
+  }
+}
+
+function itemInfo(url: string, item: StacItem): StacItemInfoAnswer {
+  const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+  const props = (item['properties'] ?? {}) as Record<string, unknown>;
+  const bbox = Array.isArray(item['bbox']) && (item['bbox'].length === 4 || item['bbox'].length === 6) && item['bbox'].every((v) => typeof v === 'number' && Number.isFinite(v)) ? (item['bbox'] as number[]) : null;
+  const [w, s, e, n] = bbox === null ? [] : bbox.length === 6 ? [bbox[0], bbox[1], bbox[3], bbox[4]] : bbox;
+  let footprint: Footprint | null = null;
+  if (bbox !== null) {
+    const east = (e as number) < (w as number) ? (e as number) + 360 : (e as number);
+    footprint = ring(unwrap([[w as number, n as number], [east, n as number], [east, s as number], [w as number, s as number]]));
+  }
+  return {
+    kind: 'stac_item',
+    url,
+    id: text(item['id']),
+    datetime: text(props['datetime']) ?? text(props['start_datetime']),
+    bounds: bbox === null ? null : [w as number, s as number, e as number, n as number],
+    footprint,
+    assets: Object.entries(item.assets).map(([key, a]) => {
+      const asset = a && typeof a === 'object' ? a : {};
+      const href = typeof asset.href === 'string' ? asset.href : '';
+      return { key, title: text(asset['title']), type: text(asset.type), kind: href === '' ? null : assetKind(asset, href) };
+    }),
+  };
 }
 
 function ring(points: Position[]): Footprint {

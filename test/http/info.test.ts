@@ -12,6 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildTestApp, fixtureUrl, FIXTURES } from '../helpers/build-app.ts';
 import { expectProblemWithout, LEAKS_COMMON } from '../helpers/problem.ts';
 import { blockIndex } from '../helpers/tiff-index.ts';
+import { startRangeServer } from '../helpers/range-server.ts';
 
 const expectProblem = (res: Parameters<typeof expectProblemWithout>[1], status: number, code: string) => expectProblemWithout([...LEAKS_COMMON, FIXTURES], res, status, code);
 
@@ -44,6 +45,7 @@ describe('POST /api/v1/sources/info', () => {
   afterAll(async () => app.close());
 
   const info = (url: string) => app.inject({ method: 'POST', url: '/api/v1/sources/info', payload: { url } });
+  const info2 = (payload: Record<string, unknown>) => app.inject({ method: 'POST', url: '/api/v1/sources/info', payload });
 
   it.each([
     ['elev', 'raster/elev.cog.tif', 'EPSG:4326'],
@@ -145,6 +147,31 @@ describe('POST /api/v1/sources/info', () => {
       expectProblem(await own.inject({ method: 'POST', url: '/api/v1/sources/info', payload: { url: pathToFileURL(join(dir, 'broken.tif')).href } }), 422, 'invalid_source');
     } finally {
       await own.close();
+    }
+  });
+
+  it('a STAC Item (stac: true): its assets and what each would be read as; an asset: its own info, as the direct URL gives it', async () => {
+    const server = await startRangeServer({ root: `${FIXTURES}demo` });
+    try {
+      const item = await info2({ url: server.url('/stac/elev-item.json'), stac: true });
+      expect(item.statusCode, item.body).toBe(200);
+      const raw = JSON.parse(readFileSync(`${FIXTURES}demo/stac/elev-item.json`, 'utf8'));
+      expect(item.json()).toMatchObject({ kind: 'stac_item', id: raw.id, datetime: raw.properties.datetime, bounds: raw.bbox, assets: [{ key: 'elevation', type: raw.assets.elevation.type, kind: 'raster' }] });
+      const asset = await info2({ url: server.url('/stac/elev-item.json'), stac: true, asset: 'elevation' });
+      expect(asset.statusCode, asset.body).toBe(200);
+      const direct = (await info(fixtureUrl('demo/elev.cog.tif'))).json();
+      expect({ ...asset.json(), url: null }).toEqual({ ...direct, url: null });
+      expect(asset.json().url).toBe(server.url('/elev.cog.tif'));
+
+      const nc = await info2({ url: server.url('/stac/nc-item.json'), stac: true });
+      expect(nc.json().assets).toEqual([{ key: 'counties', title: expect.any(String), type: 'application/vnd.apache.parquet', kind: 'vector' }]);
+      expect((await info2({ url: server.url('/stac/nc-item.json'), stac: true, asset: 'counties' })).json()).toMatchObject({ kind: 'vector', rows: 100 });
+
+      expectProblem(await info2({ url: server.url('/stac/elev-item.json'), stac: true, asset: 'nope' }), 422, 'unknown_asset');
+      expectProblem(await info2({ url: fixtureUrl('demo/elev.cog.tif'), asset: 'elevation' }), 422, 'validation_failed');
+      expectProblem(await info2({ url: fixtureUrl('demo/stac/elev-item.json'), stac: true }), 422, 'unsupported_protocol');
+    } finally {
+      await server.close();
     }
   });
 

@@ -8,12 +8,14 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { parse } from 'csv-parse/sync';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp } from '../helpers/build-app.ts';
+import { buildTestApp, FIXTURES } from '../helpers/build-app.ts';
+import { startRangeServer } from '../helpers/range-server.ts';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const chromiumPath = existsSync(CHROMIUM) ? CHROMIUM : null;
@@ -84,7 +86,7 @@ describe.skipIf(!chromiumPath)('web page (Chromium)', () => {
     await page.close();
   });
 
-  async function postStats(kind: 'raster' | 'vector', body: unknown): Promise<ZoneAnswer[]> {
+  async function postStats(kind: 'raster' | 'vector' | 'raster/stac', body: unknown): Promise<ZoneAnswer[]> {
     const res = await fetch(`${base}/api/v1/zonal-stats/${kind}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) });
     expect(res.status).toBe(200);
     return ((await res.json()) as { features: ZoneAnswer[] }).features;
@@ -211,6 +213,35 @@ describe.skipIf(!chromiumPath)('web page (Chromium)', () => {
       }
     }
     expect(errors).toEqual([]);
+  });
+
+  it('a STAC Item URL: its assets offered, statistics through raster/stac equal to the API', async () => {
+    const stac = await startRangeServer({ root: join(FIXTURES, 'demo') });
+    try {
+      const itemUrl = stac.url('/stac/elev-item.json');
+      await page.locator('#source-url').fill(itemUrl);
+      expect(await page.locator('#source-stac').isChecked()).toBe(true);
+      await page.locator('#source-load').click();
+      await page.locator('[data-testid="source-info"][data-kind="raster"]').waitFor();
+      expect(await page.locator('#source-asset').inputValue()).toBe('elevation');
+      await pasteTwoZones();
+      await run(2);
+      const curl = await page.locator('#curl').inputValue();
+      expect(curl).toContain('/api/v1/zonal-stats/raster/stac ');
+      const body = bodyFromCurl(curl) as unknown as { url: string; asset: string };
+      expect(body).toMatchObject({ url: itemUrl, asset: 'elevation' });
+      const answers = await postStats('raster/stac', body);
+      const rows = await tableRows();
+      rows.forEach((r, i) => {
+        for (const stat of ['count', 'min', 'max', 'mean']) expect(Number(r[stat]), stat).toBe(answers[i]!.properties.statistics!['band_1']![stat]);
+      });
+      // The same numbers as the demo file itself (the Item's asset is that file).
+      const direct = await postStats('raster', { ...body, url: pathToFileURL(join(FIXTURES, 'demo/elev.cog.tif')).href, asset: undefined });
+      expect(answers.map((a) => a.properties.statistics)).toEqual(direct.map((a) => a.properties.statistics));
+      expect(errors).toEqual([]);
+    } finally {
+      await stac.close();
+    }
   });
 
   it('a source the service refuses shows the problem detail', async () => {

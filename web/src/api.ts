@@ -39,8 +39,26 @@ export interface VectorInfo {
 
 export type SourceInfo = RasterInfo | VectorInfo;
 
+/** A STAC Item: its assets, each with what the service reads it as (raster, vector) or null. */
+export interface StacItemInfo {
+  kind: 'stac_item';
+  url: string;
+  id: string | null;
+  datetime: string | null;
+  bounds: [number, number, number, number] | null;
+  footprint: Polygon | null;
+  assets: { key: string; title: string | null; type: string | null; kind: 'raster' | 'vector' | null }[];
+}
+
+/** Statistics of a STAC Item's asset: the Item's URL and the asset key (raster/stac, vector/stac). */
+export interface StacSource {
+  item: string;
+  asset: string;
+}
+
 export interface RasterRequest {
   url: string;
+  asset?: string;
   aoi: FeatureCollection;
   stats: string[];
   bands: number[];
@@ -51,13 +69,15 @@ export interface RasterRequest {
 
 export interface VectorRequest {
   url: string;
+  asset?: string;
   aoi: FeatureCollection;
   columns: string[];
   stats: string[];
   weighting_method: 'area' | 'ratio';
 }
 
-export type StatsRequest = { kind: 'raster'; body: RasterRequest } | { kind: 'vector'; body: VectorRequest };
+/** `stac`: the body's url is a STAC Item and it names an `asset` (the …/stac endpoints). */
+export type StatsRequest = ({ kind: 'raster'; body: RasterRequest } | { kind: 'vector'; body: VectorRequest }) & { stac: boolean };
 
 export type StatValue = number | null | number[] | Record<string, number> | { edges: number[]; counts: number[] } | string;
 export type Statistics = Record<string, Record<string, StatValue>>;
@@ -77,8 +97,8 @@ export class ProblemError extends Error {
   }
 }
 
-export function statsPath(kind: 'raster' | 'vector'): string {
-  return `/api/v1/zonal-stats/${kind}`;
+export function statsPath(request: Pick<StatsRequest, 'kind' | 'stac'>): string {
+  return `/api/v1/zonal-stats/${request.kind}${request.stac ? '/stac' : ''}`;
 }
 
 async function call<T>(path: string, init: RequestInit): Promise<T> {
@@ -121,12 +141,20 @@ export function getInfo(url: string, signal?: AbortSignal): Promise<SourceInfo> 
   return postJson<SourceInfo>('/api/v1/sources/info', { url }, signal);
 }
 
+export function getItemInfo(url: string, signal?: AbortSignal): Promise<StacItemInfo> {
+  return postJson<StacItemInfo>('/api/v1/sources/info', { url, stac: true }, signal);
+}
+
+export function getAssetInfo(source: StacSource, signal?: AbortSignal): Promise<SourceInfo> {
+  return postJson<SourceInfo>('/api/v1/sources/info', { url: source.item, stac: true, asset: source.asset }, signal);
+}
+
 export function postStats(request: StatsRequest, signal?: AbortSignal): Promise<StatsAnswer> {
-  return postJson<StatsAnswer>(statsPath(request.kind), request.body, signal);
+  return postJson<StatsAnswer>(statsPath(request), request.body, signal);
 }
 
 /** The same request as a shell command (single-quoted JSON). */
 export function curlCommand(origin: string, request: StatsRequest): string {
   const json = JSON.stringify(request.body).replace(/'/g, `'\\''`);
-  return `curl -s ${origin}${statsPath(request.kind)} -H 'content-type: application/json' -H 'accept: application/json' -d '${json}'`;
+  return `curl -s ${origin}${statsPath(request)} -H 'content-type: application/json' -H 'accept: application/json' -d '${json}'`;
 }

@@ -1,5 +1,5 @@
 /** The options form: bands or columns from the source's info, statistics, pixel rule, weighting; → the request body. */
-import type { SourceInfo, StatsRequest } from './api.ts';
+import type { SourceInfo, StacSource, StatsRequest } from './api.ts';
 import { byId, checkbox, checkedValues } from './dom.ts';
 import { zonesCollection, type Zone } from './zones.ts';
 
@@ -22,6 +22,8 @@ export class OptionsForm {
   /** Kept across sources, so switching between a raster and a vector keeps the user's picks. */
   private chosenStats = new Set(['count', 'min', 'max', 'mean', 'median', 'std']);
   private info: SourceInfo | null = null;
+  /** Set when the source is an asset of a STAC Item: requests then name the Item and the asset. */
+  private stac: StacSource | null = null;
 
   constructor(onChange: () => void) {
     this.form.addEventListener('submit', (e) => e.preventDefault());
@@ -37,8 +39,9 @@ export class OptionsForm {
   }
 
   /** Shows the options that apply to this source (none when null). */
-  setSource(info: SourceInfo | null): void {
+  setSource(info: SourceInfo | null, stac: StacSource | null = null): void {
     this.info = info;
+    this.stac = info ? stac : null;
     this.rasterBox.hidden = info?.kind !== 'raster';
     this.vectorBox.hidden = info?.kind !== 'vector';
     this.bands.replaceChildren();
@@ -62,6 +65,8 @@ export class OptionsForm {
     if (zones.length === 0) return { missing: 'Add at least one zone (draw, paste or drop GeoJSON).' };
     const stats = [...checkedValues(this.stats), ...this.extraPercentiles()];
     const aoi = zonesCollection(zones);
+    const stac = this.stac;
+    const source = stac ? { url: stac.item, asset: stac.asset } : { url: info.url };
     if (info.kind === 'raster') {
       const bands = checkedValues(this.bands).map(Number);
       if (bands.length === 0) return { missing: 'Pick at least one band.' };
@@ -70,13 +75,14 @@ export class OptionsForm {
       return {
         request: {
           kind: 'raster',
-          body: { url: info.url, aoi, stats, bands, pixels, approx_stats: this.approx.checked, ...(this.bins.value !== '' && Number.isInteger(bins) && bins > 0 ? { histogram: { bins } } : {}) },
+          stac: stac !== null,
+          body: { ...source, aoi, stats, bands, pixels, approx_stats: this.approx.checked, ...(this.bins.value !== '' && Number.isInteger(bins) && bins > 0 ? { histogram: { bins } } : {}) },
         },
       };
     }
     const columns = checkedValues(this.columns);
     if (columns.length === 0) return { missing: 'Pick at least one numeric column.' };
-    return { request: { kind: 'vector', body: { url: info.url, aoi, columns, stats, weighting_method: this.weighting.value === 'ratio' ? 'ratio' : 'area' } } };
+    return { request: { kind: 'vector', stac: stac !== null, body: { ...source, aoi, columns, stats, weighting_method: this.weighting.value === 'ratio' ? 'ratio' : 'area' } } };
   }
 
   /** "25, 75" → percentile_25, percentile_75 (the service checks them). */

@@ -2,7 +2,7 @@
 import 'maplibre-gl/dist/maplibre-gl.css';
 import './styles.css';
 import type { Point, Polygon } from 'geojson';
-import { curlCommand, getConfig, getInfo, postStats, ProblemError, type SourceInfo, type UiConfig } from './api.ts';
+import { curlCommand, getAssetInfo, getConfig, getInfo, getItemInfo, postStats, ProblemError, type SourceInfo, type StacItemInfo, type StacSource, type UiConfig } from './api.ts';
 import { byId, h } from './dom.ts';
 import { Drawing, type DrawMode } from './draw.ts';
 import { OptionsForm } from './form.ts';
@@ -13,6 +13,8 @@ import { describeZone, displayZones, parseZones, type Zone } from './zones.ts';
 
 const state = {
   info: null as SourceInfo | null,
+  /** The STAC Item loaded, when the source is one of its assets. */
+  item: null as StacItemInfo | null,
   zones: [] as Zone[],
   selectedZone: null as number | null,
   running: null as AbortController | null,
@@ -23,6 +25,9 @@ const els = {
   sourceForm: byId<HTMLFormElement>('source-form'),
   sourceUrl: byId<HTMLInputElement>('source-url'),
   sourceInfo: byId('source-info'),
+  sourceStac: byId<HTMLInputElement>('source-stac'),
+  sourceAsset: byId<HTMLSelectElement>('source-asset'),
+  sourceAssetLabel: byId('source-asset-label'),
   demoList: byId('demo-list'),
   zonesList: byId<HTMLOListElement>('zones-list'),
   zonesText: byId<HTMLTextAreaElement>('zones-geojson'),
@@ -66,8 +71,19 @@ function renderDemos(config: UiConfig): void {
     const button = (e.target as HTMLElement).closest<HTMLButtonElement>('button.demo');
     if (!button?.dataset['url']) return;
     els.sourceUrl.value = button.dataset['url'];
+    els.sourceStac.checked = false;
     void loadSource(button.dataset['url']);
   });
+}
+
+/** STAC Item URLs as APIs and catalogues spell them: …/items/<id> or a .json file. */
+function looksLikeStacItem(url: string): boolean {
+  try {
+    const path = new URL(url).pathname;
+    return /\/items\/[^/]+\/?$/.test(path) || /\.json$/i.test(path);
+  } catch {
+    return false;
+  }
 }
 
 async function loadSource(url: string): Promise<void> {
@@ -76,7 +92,18 @@ async function loadSource(url: string): Promise<void> {
   showError(null);
   setStatus('Reading the source…');
   for (const b of els.demoList.querySelectorAll<HTMLButtonElement>('button.demo')) b.setAttribute('aria-pressed', String(b.dataset['url'] === url));
+  if (looksLikeStacItem(url)) els.sourceStac.checked = true;
+  showAssets(null);
   try {
+    if (els.sourceStac.checked) {
+      const item = await getItemInfo(url, controller.signal);
+      if (controller.signal.aborted) return;
+      const readable = item.assets.filter((a) => a.kind !== null);
+      if (readable.length === 0) throw new ProblemError(`The STAC Item has no GeoTIFF or GeoParquet asset (its assets: ${item.assets.map((a) => a.key).join(', ')}).`, 422, null);
+      showAssets(item);
+      await loadAsset({ item: url, asset: (readable[0] as { key: string }).key }, controller);
+      return;
+    }
     const info = await getInfo(url, controller.signal);
     if (controller.signal.aborted) return;
     setSource(info);
@@ -89,9 +116,31 @@ async function loadSource(url: string): Promise<void> {
   }
 }
 
-function setSource(info: SourceInfo | null): void {
+/** The asset picker of a loaded STAC Item (hidden without one). */
+function showAssets(item: StacItemInfo | null): void {
+  state.item = item;
+  els.sourceAsset.hidden = item === null;
+  els.sourceAssetLabel.hidden = item === null;
+  els.sourceAsset.replaceChildren(
+    ...(item?.assets ?? []).map((a) => {
+      const option = h('option', { value: a.key }, `${a.key}${a.title ? ` — ${a.title}` : ''}${a.kind ? ` (${a.kind})` : ''}`);
+      option.disabled = a.kind === null;
+      return option;
+    }),
+  );
+}
+
+async function loadAsset(source: StacSource, controller: AbortController): Promise<void> {
+  els.sourceAsset.value = source.asset;
+  const info = await getAssetInfo(source, controller.signal);
+  if (controller.signal.aborted) return;
+  setSource(info, source);
+  setStatus('');
+}
+
+function setSource(info: SourceInfo | null, stac: StacSource | null = null): void {
   state.info = info;
-  form.setSource(info);
+  form.setSource(info, stac);
   results.clear();
   showSourceOnMap();
   const preview = info?.kind === 'raster' ? info.preview : null;
@@ -105,6 +154,7 @@ function setSource(info: SourceInfo | null): void {
     : info.kind === 'raster'
       ? `Raster ${info.width} × ${info.height}, ${info.bands.length} band${info.bands.length === 1 ? '' : 's'} (${info.bands[0]?.data_type ?? '?'}), ${info.crs ?? 'CRS unknown'}`
       : `Vector, ${info.rows.toLocaleString('en')} rows, ${info.columns.filter((c) => c.numeric).length} numeric columns`;
+  if (info && stac) els.sourceInfo.textContent = `${state.item?.id ?? 'STAC Item'}, asset ${stac.asset}: ${els.sourceInfo.textContent}`;
   els.sourceInfo.dataset['kind'] = info?.kind ?? '';
   updateRequest();
 }
@@ -225,6 +275,24 @@ function wire(): void {
     e.preventDefault();
     const url = els.sourceUrl.value.trim();
     if (url) void loadSource(url);
+  });
+  // A URL that looks like a STAC Item ticks the box; the user can untick it before Load.
+  els.sourceUrl.addEventListener('input', () => {
+    els.sourceStac.checked = looksLikeStacItem(els.sourceUrl.value.trim());
+  });
+  els.sourceAsset.addEventListener('change', () => {
+    const item = state.item;
+    if (!item) return;
+    state.loading?.abort();
+    const controller = (state.loading = new AbortController());
+    showError(null);
+    setStatus('Reading the asset…');
+    loadAsset({ item: item.url, asset: els.sourceAsset.value }, controller).catch((err: unknown) => {
+      if (controller.signal.aborted) return;
+      setSource(null);
+      setStatus('');
+      showError(err instanceof ProblemError ? err.message : String(err));
+    });
   });
   byId('zones-add').addEventListener('click', () => {
     if (els.zonesText.value.trim() === '') return;

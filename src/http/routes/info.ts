@@ -14,11 +14,11 @@ export const infoRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) 
         tags: ['sources'],
         summary: 'What a source is: its WGS84 footprint, bands or columns, and a coarse preview of a raster',
         description:
-          'A COG (any url the raster endpoint takes) or a GeoParquet file (a path ending in .parquet/.geoparquet), under the same policy, limits and errors as the statistics endpoints. Reads the header or footer, and for a raster preview the tiles of one overview of at most 1024 pixels a side.',
+          'A COG (any url the raster endpoint takes) or a GeoParquet file (a path ending in .parquet/.geoparquet), or with `stac: true` a STAC Item (its assets) or one asset of it, under the same policy, limits and errors as the statistics endpoints. Reads the header or footer, and for a raster preview the tiles of one overview of at most 1024 pixels a side.',
         body: InfoRequestSchema,
         response: { 200: InfoResponseSchema, ...ProblemResponses },
       },
     },
-    async (request) => sourceInfo(request.body.url, useCaseDeps(deps, request)),
+    async (request) => sourceInfo(request.body, useCaseDeps(deps, request)),
   );
 };
