@@ -4,7 +4,7 @@
  *
  * In one run, each side in its own process, on the local file (file://, warm in the page cache):
  *   - the GDAL batch floor (gdal_batch.py): rasterstats' algorithm in python3-gdal + numpy, one core;
- *   - the service (service.ts: buildApp from src/app.ts, 2 workers, default caches),
+ *   - the service (bench/lib/service.ts: buildApp from src/app.ts, 2 workers, default caches),
  *     queried over HTTP on 127.0.0.1:
  *       a. one request per zone, sequential (1,000 zones);
  *       b. one request per zone, 8 in flight;
@@ -27,14 +27,12 @@
  * BENCH_TIMEOUT_S (300: per request), BENCH_WAIT_IDLE_S (120: at most this long, wait for the machine to be
  * idle, < 15 % busy, before starting), BENCH_PYTHON (/usr/bin/python3).
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { memOf, ROOT, runJson, startService as startLibService } from '../lib/child.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DATA_DIR = join(ROOT, 'bench', 'data');
 const OUT_DIR = join(ROOT, 'bench', 'out');
 const COG = join(DATA_DIR, 'batch_10k.cog.tif');
@@ -107,75 +105,9 @@ type AutocannonFn = (opts: Record<string, unknown>, cb: (err: Error | null, res:
 // ------------------------------------------------------------------------------------------------
 // processes
 
-interface Child {
-  proc: ChildProcess;
-  port: number;
-  pid: number;
-  stderr: string[];
-  stop(): Promise<void>;
-}
-
-/** The service in its own process (service.ts prints {"port","pid"} once listening). */
-async function startService(extraEnv: Record<string, string> = {}): Promise<Child> {
-  const env = {
-    ...process.env,
-    ZONAL_WORKERS: '2',
-    ZONAL_DATA_ROOTS: realpathSync(DATA_DIR),
-    LOG_LEVEL: 'warn',
-    ...extraEnv,
-  };
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/batch/service.ts'], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
-  const stderr: string[] = [];
-  createInterface({ input: proc.stderr! }).on('line', (l) => stderr.push(l));
-  const lines = createInterface({ input: proc.stdout! });
-  const info = await new Promise<{ port: number; pid: number }>((resolve, reject) => {
-    proc.once('exit', (code) => reject(new Error(`the service exited with ${code} before listening:\n${stderr.slice(-20).join('\n')}`)));
-    lines.once('line', (line) => resolve(JSON.parse(line) as { port: number; pid: number }));
-  });
-  proc.removeAllListeners('exit');
-  return {
-    proc,
-    port: info.port,
-    pid: info.pid,
-    stderr,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (proc.exitCode !== null) return resolve();
-        const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
-        proc.once('exit', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-        proc.stdin!.end();
-      }),
-  };
-}
-
-/** Runs a command to completion and parses the last line of its stdout as JSON. */
-function runJson(cmd: string, args: string[]): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    proc.once('exit', (code) => {
-      const last = out.trim().split('\n').pop() ?? '';
-      if (code !== 0) return reject(new Error(`${cmd} ${args[0]} failed (${code}): ${err.slice(-2000)}`));
-      try {
-        resolve(JSON.parse(last) as Record<string, unknown>);
-      } catch {
-        reject(new Error(`${cmd}: no JSON result: ${out.slice(-500)} ${err.slice(-500)}`));
-      }
-    });
-  });
-}
-
-/** Peak and current resident set of a process (MiB), from /proc: threads (the workers) included. */
-function memOf(pid: number): { peakMiB: number; rssMiB: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { peakMiB: kb('VmHWM') / 1024, rssMiB: kb('VmRSS') / 1024 };
+/** The service in its own process (bench/lib/service.ts prints {"port","pid"} once listening). */
+function startService(extraEnv: Record<string, string> = {}): ReturnType<typeof startLibService> {
+  return startLibService({ ZONAL_WORKERS: '2', ZONAL_DATA_ROOTS: realpathSync(DATA_DIR), LOG_LEVEL: 'warn', ...extraEnv });
 }
 
 /** Busy and total CPU jiffies of the whole machine (/proc/stat): how much else ran during the run. */

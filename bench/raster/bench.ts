@@ -4,7 +4,7 @@
  *
  * Everything runs on this machine over loopback, each side in its own process:
  * - the range server (server.ts) serving bench/data with 0 or 20 ms added per request (`/d0/`, `/d20/`);
- * - the service (service.ts: buildApp from src/app.ts, 2 workers), one process per AOI and cache mode,
+ * - the service (bench/lib/service.ts: buildApp from src/app.ts, 2 workers), one process per AOI and cache mode,
  *   queried over HTTP with fetch as a client would; its peak RSS is VmHWM of that process;
  * - the GDAL floor (gdal_floor.py) over /vsicurl/ of the same server and on the local file;
  * - geoblaze (geoblaze-run.mjs) over the same URLs.
@@ -14,15 +14,13 @@
  * BENCH_RUNS_GEOBLAZE_BIG (1), BENCH_ONLY (comma-separated AOI names: poly40, circle1k, poly6000),
  * BENCH_SIDES (default service,gdal,geoblaze).
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, realpathSync, writeFileSync, mkdirSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { benchAois, type BenchAoi } from './aois.ts';
+import { memOf, ROOT, runJson, startChild, type Child } from '../lib/child.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DATA_DIR = join(ROOT, 'bench', 'data');
 const OUT_DIR = join(ROOT, 'bench', 'out');
 const COG_NAME = 'dem_10k.cog.tif';
@@ -43,68 +41,6 @@ const SIDES = (process.env['BENCH_SIDES'] ?? 'service,gdal,geoblaze').split(',')
 // ------------------------------------------------------------------------------------------------
 // processes
 
-interface Child {
-  proc: ChildProcess;
-  info: Record<string, unknown>;
-  /** Lines the child wrote to stderr (Node warnings: reported, not echoed). */
-  stderr: string[];
-  stop(): Promise<void>;
-}
-
-/** Starts a long-lived child that prints one JSON line when ready; stdin stays open until stop(). */
-async function startChild(args: string[], extraEnv: Record<string, string> = {}): Promise<Child> {
-  const proc = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...extraEnv }, stdio: ['pipe', 'pipe', 'pipe'] });
-  const stderr: string[] = [];
-  createInterface({ input: proc.stderr! }).on('line', (l) => stderr.push(l));
-  const lines = createInterface({ input: proc.stdout! });
-  const info = await new Promise<Record<string, unknown>>((resolve, reject) => {
-    proc.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
-    lines.once('line', (line) => resolve(JSON.parse(line) as Record<string, unknown>));
-  });
-  proc.removeAllListeners('exit');
-  return {
-    proc,
-    info,
-    stderr,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (proc.exitCode !== null) return resolve();
-        const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
-        proc.once('exit', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-        proc.stdin!.end();
-      }),
-  };
-}
-
-/** Runs a command to completion and parses the last line of its stdout as JSON. */
-function runJson(cmd: string, args: string[]): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    proc.once('exit', (code) => {
-      const last = out.trim().split('\n').pop() ?? '';
-      if (code !== 0) return reject(new Error(`${cmd} ${args[0]} failed (${code}): ${err.slice(-2000)}`));
-      try {
-        resolve(JSON.parse(last) as Record<string, unknown>);
-      } catch {
-        reject(new Error(`${cmd}: no JSON result: ${out.slice(-500)} ${err.slice(-500)}`));
-      }
-    });
-  });
-}
-
-/** Peak and current resident set of a process (kB → MiB), from /proc (threads included). */
-function memOf(pid: number): { peakMiB: number; rssMiB: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { peakMiB: kb('VmHWM') / 1024, rssMiB: kb('VmRSS') / 1024 };
-}
 
 // ------------------------------------------------------------------------------------------------
 // range server log
@@ -243,7 +179,7 @@ async function benchService(name: string, aoi: BenchAoi, runs: number, prep: Pre
   // Cold: every cache off (bytes, decoded tiles, the trusted size and ETag), so every query reads the header
   // and the tiles from the range server and decodes them.
   {
-    const svc = await startChild(['--import', 'tsx', 'bench/raster/service.ts'], { ...base, ZONAL_CACHE_BYTES: '0', ZONAL_TILE_CACHE_BYTES: '0', ZONAL_REVALIDATE_SECONDS: '0' });
+    const svc = await startChild(['--import', 'tsx', 'bench/lib/service.ts'], { ...base, ZONAL_CACHE_BYTES: '0', ZONAL_TILE_CACHE_BYTES: '0', ZONAL_REVALIDATE_SECONDS: '0' });
     const { port, pid } = svc.info as { port: number; pid: number };
     const baselineMiB = memOf(pid).rssMiB;
     const t = performance.now();
@@ -263,7 +199,7 @@ async function benchService(name: string, aoi: BenchAoi, runs: number, prep: Pre
   // Warm: the default caches (64 MiB of bytes, the decoded-tile cache, sizes and ETags trusted for 30 s), one
   // priming query per URL, then N queries.
   {
-    const svc = await startChild(['--import', 'tsx', 'bench/raster/service.ts'], { ...base, ZONAL_CACHE_BYTES: String(CACHE_ON) });
+    const svc = await startChild(['--import', 'tsx', 'bench/lib/service.ts'], { ...base, ZONAL_CACHE_BYTES: String(CACHE_ON) });
     const { port, pid } = svc.info as { port: number; pid: number };
     const baselineMiB = memOf(pid).rssMiB;
     const t = performance.now();

@@ -13,12 +13,11 @@
  * Environment: BENCH_LATENCY_MS (20: each upstream request, files and STAC API alike), BENCH_INFLIGHT (1,8: the
  * runs of B, by requests in flight), BENCH_SINGLE (1: run B).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { startStacApi, type Item } from '../../test/helpers/stac-api.ts';
+import { startChild, startService } from '../lib/child.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const DATA = join(ROOT, 'bench', 'data');
@@ -32,30 +31,6 @@ const EXPRESSION = '(nir - red) / (nir + red)';
 const EXCLUDE = [3, 8, 9, 10];
 const STATS = ['count', 'nodata', 'mean', 'min', 'max'];
 
-interface Child {
-  proc: ChildProcess;
-  info: Record<string, number>;
-}
-
-async function start(args: string[], env: Record<string, string>): Promise<Child> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'] });
-  const line = await new Promise<string>((resolve, reject) => {
-    proc.once('exit', (c) => reject(new Error(`${args[0]} exited with ${c}`)));
-    createInterface({ input: proc.stdout! }).once('line', resolve);
-  });
-  proc.removeAllListeners('exit');
-  return { proc, info: JSON.parse(line) as Record<string, number> };
-}
-
-function stop(c: Child): Promise<void> {
-  return new Promise((resolve) => {
-    if (c.proc.exitCode !== null) return resolve();
-    c.proc.once('exit', () => resolve());
-    c.proc.kill('SIGTERM');
-    setTimeout(() => c.proc.kill('SIGKILL'), 5000).unref();
-  });
-}
-
 const f1 = (x: number) => x.toFixed(1);
 const f2 = (x: number) => x.toFixed(2);
 const mib = (b: number) => (b / 2 ** 20).toFixed(1);
@@ -67,7 +42,7 @@ async function main(): Promise<void> {
   const zones = JSON.parse(readFileSync(join(DATA, 'stac_zones_100.geojson'), 'utf8')) as { features: { geometry: unknown; id: string }[] };
   const tiles = JSON.parse(readFileSync(join(DATA, 'stac_tiles.json'), 'utf8')) as Record<string, { tiles: number; bytes: number }>;
 
-  const files = await start(['bench/raster/server.ts', DATA], {});
+  const files = await startChild(['--import', 'tsx', 'bench/raster/server.ts', DATA]);
   const fileOrigin = `http://127.0.0.1:${files.info['port']}`;
   const href = (k: number, name: string) => `${fileOrigin}/d${LATENCY}/stac_items/i${k}/${name}`;
   const items: Item[] = Array.from({ length: ITEMS }, (_, k) => {
@@ -92,7 +67,7 @@ async function main(): Promise<void> {
     };
   });
   const api = await startStacApi(items, { latencyMs: LATENCY });
-  const service = await start(['bench/batch/service.ts'], { ZONAL_WORKERS: '2', ZONAL_DATA_ROOTS: realpathSync(DATA), ZONAL_ALLOW_PRIVATE_NETWORKS: '127.0.0.1/32', LOG_LEVEL: 'warn' });
+  const service = await startService({ ZONAL_WORKERS: '2', ZONAL_DATA_ROOTS: realpathSync(DATA), ZONAL_ALLOW_PRIVATE_NETWORKS: '127.0.0.1/32', LOG_LEVEL: 'warn' });
   const base = `http://127.0.0.1:${service.info['port']}/api/v1/zonal-stats/raster/stac/search`;
   const post = async (body: unknown): Promise<{ ms: number; text: string; status: number }> => {
     const t = performance.now();
@@ -173,8 +148,10 @@ async function main(): Promise<void> {
     console.log(`\n${lines.join('\n')}\n\n(bench/out/stac-results.md)`);
   } finally {
     await api.close();
-    await stop(service);
-    await stop(files);
+    await service.stop();
+    await files.stop();
+    // The service's log (warn and above), kept out of the report while it ran.
+    if (service.stderr.length > 0) console.error(`service log (last lines):\n${service.stderr.slice(-20).join('\n')}`);
   }
 }
 
