@@ -26,6 +26,7 @@ import { mergePartials, type FoldBand, type FoldPartial, type FoldProgram, type 
 import { expressionInputs } from '../stats/expression.ts';
 import type { PixelRule } from '../coverage/coverage.ts';
 import { bandStats } from './respond.ts';
+import { inInputOrder } from './schedule.ts';
 import { tally } from '../observe.ts';
 import { classesOf, histogramOf, type HistogramSpec } from '../stats/histogram.ts';
 import type { FoldRunner } from '../workers/pool.ts';
@@ -479,41 +480,19 @@ async function* foldPass(ctx: RasterContext, zones: readonly PlannedZone[]): Asy
     if ('error' in z || remaining[pos] === 0) finish(pos);
   });
 
-  let failure: { error: unknown } | null = null;
-  let inFlight = 0;
-  let next = 0;
-  let wake: (() => void) | null = null;
-  const settle = (): void => {
-    inFlight--;
-    const w = wake;
-    wake = null;
-    w?.();
-  };
-  const launch = (): void => {
-    while (failure === null && inFlight < TASKS_IN_FLIGHT && next < tasks.length) {
-      const run = tasks[next++] as Unit[];
-      inFlight++;
-      runTask(ctx, zones, run)
-        .then(({ result, positions }) => {
-          for (const p of result.partials) (partials[positions[p.zone] as number] as { block: number; bands: FoldPartial['bands'] }[]).push({ block: (run[p.block] as Unit).block, bands: p.bands });
-          for (const unit of run) for (const pos of unit.zones) if (--remaining[pos] === 0) finish(pos);
-        })
-        .catch((e: unknown) => {
-          failure ??= { error: e };
-        })
-        .finally(settle);
-    }
-  };
-  for (let handed = 0; handed < zones.length; handed++) {
-    for (launch(); done[handed] === undefined && failure === null; launch()) {
-      if (signal?.aborted) throw signal.reason;
-      await new Promise<void>((resolve) => (wake = resolve));
-    }
-    if (failure !== null) throw (failure as { error: unknown }).error;
-    const outcome = done[handed] as { statistics: StatsResponse } | { error: unknown };
-    done[handed] = undefined;
-    yield outcome;
-  }
+  const work = tasks.map((run) => async (): Promise<void> => {
+    const { result, positions } = await runTask(ctx, zones, run);
+    for (const p of result.partials) (partials[positions[p.zone] as number] as { block: number; bands: FoldPartial['bands'] }[]).push({ block: (run[p.block] as Unit).block, bands: p.bands });
+    for (const unit of run) for (const pos of unit.zones) if (--remaining[pos] === 0) finish(pos);
+  });
+  yield* inInputOrder(zones.length, work, TASKS_IN_FLIGHT, {
+    isDone: (pos) => done[pos] !== undefined,
+    take: (pos) => {
+      const outcome = done[pos] as { statistics: StatsResponse } | { error: unknown };
+      done[pos] = undefined;
+      return outcome;
+    },
+  }, signal);
 }
 
 function weightedOf(zone: { plan: ZonePlan; isArea: boolean }): boolean {

@@ -28,6 +28,7 @@ import { wkbFromPolygons } from '../geometry/wkb.ts';
 import type { ChunkAoi, VectorChunkResult, VectorGroupResult, VectorGroupZonesTask } from '../vector/tally.ts';
 import { dataAreaM2, samePresence, type DataAreaRunner, type PieceSet, type UnionJob } from '../vector/data-area.ts';
 import { bandStats } from './respond.ts';
+import { inInputOrder } from './schedule.ts';
 import { tally } from '../observe.ts';
 
 export interface VectorDeps {
@@ -211,46 +212,25 @@ export async function* vectorZonesStats(req: Omit<VectorRequest, 'aoi'>, geometr
     if ('error' in z || remaining[pos] === 0) finish(pos);
   });
 
-  let failure: { error: unknown } | null = null;
-  let inFlight = 0;
-  let next = 0;
-  let wake: (() => void) | null = null;
   const fileCrs = ctx.crs.isGeographic ? null : ctx.crs.proj4;
-  const launch = (): void => {
-    while (failure === null && inFlight < IN_FLIGHT && next < order.length) {
-      const [g, positions] = order[next++] as [number, number[]];
-      inFlight++;
-      (async () => {
-        const group = await ctx.reader.fetchGroup(g, ctx.columns);
-        const task: VectorGroupZonesTask = { group, zones: positions.map((pos) => ({ aoi: (zones[pos] as VectorZone).chunkAoi, boxes: (zones[pos] as VectorZone).boxes })), fileCrs, byArea: ctx.byArea, names: ctx.names };
-        const out = await deps.runner.vectorGroupZones(task, signal);
-        positions.forEach((pos, k) => {
-          (results[pos] as { group: number; result: VectorGroupResult }[]).push({ group: g, result: out[k] as VectorGroupResult });
-          if (--remaining[pos] === 0) finish(pos);
-        });
-      })()
-        .catch((e: unknown) => {
-          failure ??= { error: e };
-        })
-        .finally(() => {
-          inFlight--;
-          const w = wake;
-          wake = null;
-          w?.();
-        });
-    }
-  };
-  for (let handed = 0; handed < zones.length; handed++) {
-    for (launch(); done[handed] === undefined && failure === null; launch()) {
-      if (signal?.aborted) throw signal.reason;
-      await new Promise<void>((resolve) => (wake = resolve));
-    }
-    if (failure !== null) throw (failure as { error: unknown }).error;
-    const answer = await (done[handed] as Promise<Answer>);
-    done[handed] = undefined;
-    // A problem of the request (the source, a corrupt row group) ends the request as a single zone's would.
-    yield answer;
-  }
+  const units = order.map(([g, positions]) => async (): Promise<void> => {
+    const group = await ctx.reader.fetchGroup(g, ctx.columns);
+    const task: VectorGroupZonesTask = { group, zones: positions.map((pos) => ({ aoi: (zones[pos] as VectorZone).chunkAoi, boxes: (zones[pos] as VectorZone).boxes })), fileCrs, byArea: ctx.byArea, names: ctx.names };
+    const out = await deps.runner.vectorGroupZones(task, signal);
+    positions.forEach((pos, k) => {
+      (results[pos] as { group: number; result: VectorGroupResult }[]).push({ group: g, result: out[k] as VectorGroupResult });
+      if (--remaining[pos] === 0) finish(pos);
+    });
+  });
+  // A problem of the request (the source, a corrupt row group) ends the request as a single zone's would.
+  for await (const answer of inInputOrder(zones.length, units, IN_FLIGHT, {
+    isDone: (pos) => done[pos] !== undefined,
+    take: (pos) => {
+      const answer = done[pos] as Promise<Answer>;
+      done[pos] = undefined;
+      return answer;
+    },
+  }, signal)) yield await answer;
 }
 
 /** The partials of a zone merged into its answer, with data_area from the counted pieces. */
