@@ -186,17 +186,22 @@ def to_cog(tmp: str, path: str, options: list) -> None:
     gdal.GetDriverByName('GTiff').Delete(tmp)
 
 
+def create_tmp(tmp: str, size: int, pix: float, dtype: int):
+    """An uncompressed tiled GTiff on the tile's grid (to be written in strips, then made a COG)."""
+    ds = gdal.GetDriverByName('GTiff').Create(tmp, size, size, 1, dtype, options=[
+        'TILED=YES', 'BLOCKXSIZE=512', 'BLOCKYSIZE=512', 'COMPRESS=NONE'])
+    ds.SetGeoTransform((X0, pix, 0.0, Y0, 0.0, -pix))
+    ds.SetProjection(utm().ExportToWkt())
+    return ds, ds.GetRasterBand(1)
+
+
 def write_band(name: str, path: str) -> None:
     if os.path.exists(path) and not FORCE:
         print(f'{path} exists ({os.path.getsize(path):,} bytes; --force rewrites)')
         return
     t0 = time.time()
     tmp = path + '.tmp.tif'
-    ds = gdal.GetDriverByName('GTiff').Create(tmp, SIZE10, SIZE10, 1, gdal.GDT_UInt16, options=[
-        'TILED=YES', 'BLOCKXSIZE=512', 'BLOCKYSIZE=512', 'COMPRESS=NONE'])
-    ds.SetGeoTransform((X0, PIX10, 0.0, Y0, 0.0, -PIX10))
-    ds.SetProjection(utm().ExportToWkt())
-    band = ds.GetRasterBand(1)
+    ds, band = create_tmp(tmp, SIZE10, PIX10, gdal.GDT_UInt16)
     band.SetNoDataValue(0)
     lo, hi, zeros = 65535, 0, 0
     for row0 in range(0, SIZE10, STRIP):
@@ -219,11 +224,7 @@ def write_scl() -> None:
         return
     t0 = time.time()
     tmp = SCL + '.tmp.tif'
-    ds = gdal.GetDriverByName('GTiff').Create(tmp, SIZE20, SIZE20, 1, gdal.GDT_Byte, options=[
-        'TILED=YES', 'BLOCKXSIZE=512', 'BLOCKYSIZE=512', 'COMPRESS=NONE'])
-    ds.SetGeoTransform((X0, PIX20, 0.0, Y0, 0.0, -PIX20))
-    ds.SetProjection(utm().ExportToWkt())
-    band = ds.GetRasterBand(1)
+    ds, band = create_tmp(tmp, SIZE20, PIX20, gdal.GDT_Byte)
     hist = np.zeros(256, np.int64)
     cols = np.arange(SIZE20)
     for row0 in range(0, SIZE20, STRIP):

@@ -4,14 +4,14 @@
  * /ui/config.json (the basemap and the bundled demo sources). Everything the page does goes through the
  * public API, so this plugin only serves files, under a strict Content-Security-Policy.
  */
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../config.ts';
-import { insideRoots } from '../source/policy.ts';
+import { FileSource } from '../source/file.ts';
 
 const DEMO = [
   { file: 'elev.cog.tif', kind: 'raster', label: 'Elevation of Luxembourg (COG)' },
@@ -37,11 +37,14 @@ export function contentSecurityPolicy(basemap: Config['basemap']): string {
   ].join('; ');
 }
 
-function secure(reply: FastifyReply, csp: string): void {
-  reply.header('content-security-policy', csp);
-  reply.header('x-content-type-options', 'nosniff');
-  reply.header('referrer-policy', 'no-referrer');
-  reply.header('cross-origin-opener-policy', 'same-origin');
+/** The headers every answer of the page (its HTML and its assets) carries. */
+function securityHeaders(csp: string): Record<string, string> {
+  return {
+    'content-security-policy': csp,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'cross-origin-opener-policy': 'same-origin',
+  };
 }
 
 declare module 'fastify' {
@@ -53,7 +56,7 @@ declare module 'fastify' {
 
 export const pagePlugin = fp(async (app: FastifyInstance, opts: { config: Config; demoDir: string }) => {
   const { webDir, basemap } = opts.config;
-  const csp = contentSecurityPolicy(basemap);
+  const headers = securityHeaders(contentSecurityPolicy(basemap));
   const indexPath = join(webDir, 'index.html');
   // Read once: the build replaces the whole folder, and a restart picks up a new page.
   const html = existsSync(indexPath) ? readFileSync(indexPath) : null;
@@ -61,8 +64,7 @@ export const pagePlugin = fp(async (app: FastifyInstance, opts: { config: Config
 
   app.decorate('sendPage', (reply: FastifyReply) => {
     if (html === null) return false;
-    secure(reply, csp);
-    void reply.header('cache-control', 'no-cache').header('vary', 'accept').type('text/html; charset=utf-8').send(html);
+    void reply.headers(headers).header('cache-control', 'no-cache').header('vary', 'accept').type('text/html; charset=utf-8').send(html);
     return true;
   });
 
@@ -80,25 +82,20 @@ export const pagePlugin = fp(async (app: FastifyInstance, opts: { config: Config
       preCompressed: true,
       dotfiles: 'deny',
       setHeaders: (reply) => {
-        void reply.header('content-security-policy', csp).header('x-content-type-options', 'nosniff');
+        void reply.headers(headers);
       },
       schemaHide: true,
     });
   }
 
-  // Offered only when this instance may read them (an operator's ZONAL_DATA_ROOTS may leave them out).
-  const real = (p: string): string | null => {
-    try {
-      return realpathSync(p);
-    } catch {
-      return null;
-    }
-  };
-  const roots = opts.config.dataRoots.map(real).filter((r): r is string => r !== null);
-  const demo = DEMO.filter((d) => {
-    const file = real(join(opts.demoDir, d.file));
-    return file !== null && insideRoots(file, roots);
-  }).map((d) => ({ label: d.label, kind: d.kind, url: pathToFileURL(join(opts.demoDir, d.file)).href }));
+  // Offered only when this instance may read them (an operator's ZONAL_DATA_ROOTS may leave them out): the
+  // same check a request for them gets.
+  const demo: { label: string; kind: string; url: string }[] = [];
+  for (const d of DEMO) {
+    const url = pathToFileURL(join(opts.demoDir, d.file));
+    const readable = await FileSource.open(url, opts.config.dataRoots).then(() => true, () => false);
+    if (readable) demo.push({ label: d.label, kind: d.kind, url: url.href });
+  }
   app.get('/ui/config.json', { schema: { hide: true } }, async (_request, reply) => {
     void reply.header('cache-control', 'no-cache');
     return { basemap, demo };

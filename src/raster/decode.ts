@@ -70,6 +70,14 @@ export interface DecodedBlock {
   readonly fresh: { key: string; plane: DecodedPlane }[];
 }
 
+/** The raw sample of band `b` at block row `tr`, column `tc` (the fill value in a sparse block). */
+export function sampleAt(block: DecodedBlock, b: number, tr: number, tc: number, fill: number): number {
+  const s = block.bands[b] as BandSamples;
+  if (s.values === null) return fill;
+  const v = s.values[tr * s.rowStride + tc * s.step + s.offset] as number | bigint;
+  return typeof v === 'bigint' ? Number(v) : v;
+}
+
 /**
  * The process-wide decoded-tile cache (like GDAL's block cache; raster/tile-cache.ts), held by the main
  * thread: planes lie on SharedArrayBuffers, so the workers read cached planes without a copy and the

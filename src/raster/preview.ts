@@ -3,7 +3,7 @@
  * pixel (nearest), scale and offset applied, null where invalid (nodata, NaN, masked). Runs in a worker
  * (workers/fold-worker.ts), as every decode does.
  */
-import { decodeBlock, type BlockFormat, type EncodedBlock } from './decode.ts';
+import { decodeBlock, sampleAt, type BlockFormat, type EncodedBlock } from './decode.ts';
 import type { PixelWindow } from './grid.ts';
 
 export interface PreviewTask {
@@ -33,8 +33,7 @@ export async function previewGrid(task: PreviewTask): Promise<PreviewGrid> {
   for (let k = 0; k < task.blocks.length; k++) {
     const decoded = await decodeBlock(format, task.blocks[k] as EncodedBlock, false);
     const win = task.windows[k] as PixelWindow;
-    const band = decoded.bands[0];
-    if (band === undefined) continue;
+    if (decoded.bands[0] === undefined) continue;
     const r0 = Math.ceil(win.row0 / step) * step;
     const c0 = Math.ceil(win.col0 / step) * step;
     for (let row = r0; row < win.row0 + win.height; row += step) {
@@ -42,7 +41,7 @@ export async function previewGrid(task: PreviewTask): Promise<PreviewGrid> {
         const r = row - win.row0;
         const c = col - win.col0;
         if (decoded.valid !== null && decoded.valid[r * decoded.maskStride + c] === 0) continue;
-        const raw = band.values === null ? format.fill : Number(band.values[r * band.rowStride + c * band.step + band.offset]);
+        const raw = sampleAt(decoded, 0, r, c, format.fill);
         if (Number.isNaN(raw) || (nodata !== null && raw === nodata)) continue;
         // To look at, not to compute with: 7 significant digits keep the JSON small.
         const v = Number((raw * scale + offset).toPrecision(7));

@@ -4,7 +4,7 @@
  * partial accumulator per zone and block (exactextract's mergeable partials). Runs in a worker thread
  * (src/workers/fold-worker.ts) or inline; its input and output are plain cloneable data.
  */
-import { decodeBlock, type BandSamples, type DecodedPlane, type BlockFormat, type DecodedBlock, type EncodedBlock } from '../raster/decode.ts';
+import { decodeBlock, sampleAt, type DecodedPlane, type BlockFormat, type DecodedBlock, type EncodedBlock } from '../raster/decode.ts';
 import { intersectWindows, type Grid, type PixelWindow } from '../raster/grid.ts';
 import { blocksUnder, cellUnder } from '../raster/plan.ts';
 import { pixelAreas, type PixelAreaSpec } from '../raster/pixel-area.ts';
@@ -189,14 +189,6 @@ function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Cove
   });
 }
 
-/** The raw sample of band `b` at block row `tr`, column `tc` (the fill value in a sparse block). */
-function rawAt(block: DecodedBlock, b: number, tr: number, tc: number, fill: number): number {
-  const s = block.bands[b] as BandSamples;
-  if (s.values === null) return fill;
-  const v = s.values[tr * s.rowStride + tc * s.step + s.offset] as number | bigint;
-  return typeof v === 'bigint' ? Number(v) : v;
-}
-
 /**
  * One zone's pixels of one block through a program: masked pixels (by class) counted apart, then each
  * output is a band's value or the expression over every input band; a pixel invalid in any input (nodata,
@@ -230,7 +222,7 @@ function foldProgram(task: FoldTask, program: FoldProgram, zone: FoldZone, raste
       const fileValid = !valid || valid[tr * maskStride + tc] !== 0;
       if (program.mask) {
         const m = program.mask.band;
-        const cls = m < 0 ? (classAt as (col: number, row: number) => number)(cw.col0 + c, cw.row0 + r) : rawAt(block, m, tr, tc, fill);
+        const cls = m < 0 ? (classAt as (col: number, row: number) => number)(cw.col0 + c, cw.row0 + r) : sampleAt(block, m, tr, tc, fill);
         const clsValid = (m < 0 || fileValid) && cls === cls && cls !== (m < 0 ? task.classes?.nodata : (task.bands[m] as FoldBand).nodata);
         if ((include && !(clsValid && include.has(cls))) || (exclude && clsValid && exclude.has(cls))) {
           masked += w;
@@ -241,7 +233,7 @@ function foldProgram(task: FoldTask, program: FoldProgram, zone: FoldZone, raste
         const band = task.bands[b] as FoldBand;
         const src = sources[b] as { raster: number; band: number };
         const from = rasters[src.raster] as DecodedBlock;
-        const raw = rawAt(from, src.band, tr, tc, fills[src.raster] as number);
+        const raw = sampleAt(from, src.band, tr, tc, fills[src.raster] as number);
         const good = (src.raster === 0 ? fileValid : !from.valid || from.valid[tr * from.maskStride + tc] !== 0) && raw === raw && raw !== band.nodata;
         ok[b] = good ? 1 : 0;
         inputs[b] = good ? raw * band.scale + band.offset : Number.NaN;
@@ -330,7 +322,7 @@ async function classLookup(cs: ClassSource, grid: Grid, win: PixelWindow, classO
     if (mc < 0 || mr < 0 || mc >= cs.grid.width || mr >= cs.grid.height) return Number.NaN;
     const b = decoded.get(Math.floor(mr / cs.blockHeight) * cs.across + Math.floor(mc / cs.blockWidth));
     if (!b) return Number.NaN;
-    return rawAt(b, 0, mr - b.window.row0, mc - b.window.col0, cs.format.fill);
+    return sampleAt(b, 0, mr - b.window.row0, mc - b.window.col0, cs.format.fill);
   };
 }
 

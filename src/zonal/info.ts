@@ -15,7 +15,7 @@ import { toWorld, type Grid } from '../raster/grid.ts';
 import type { ByteSource } from '../source/source.ts';
 import { openGeoParquet } from '../vector/reader.ts';
 import { crsFromProjJson } from '../vector/crs.ts';
-import { checkParquetUrl } from './vector.ts';
+import { hasParquetPath } from './vector.ts';
 import { checkItemUrl, fetchItem, isGeoTiffAsset, isParquetAsset, pickAsset, resolveHref, type StacAsset, type StacItem } from '../stac/item.ts';
 
 const WGS84 = '+proj=longlat +datum=WGS84 +no_defs';
@@ -102,7 +102,7 @@ export interface VectorInfoAnswer {
 export async function sourceInfo(req: { url: string; stac?: boolean; asset?: string }, deps: InfoDeps): Promise<RasterInfoAnswer | VectorInfoAnswer | StacItemInfoAnswer> {
   if (req.stac === true) {
     const { item, base } = await fetchItem(checkItemUrl(req.url), deps.openSource, deps.signal);
-    if (req.asset === undefined) return itemInfo(req.url, item);
+    if (req.asset === undefined) return itemInfo(req.url, item, base);
     const [, asset] = pickAsset(item, req.asset);
     const href = resolveHref(base, asset.href as string);
     const kind = assetKind(asset, href);
@@ -111,55 +111,53 @@ export async function sourceInfo(req: { url: string; stac?: boolean; asset?: str
     return kind === 'vector' ? vectorInfo(href, source, deps) : rasterInfo(href, source, deps);
   }
   if (req.asset !== undefined) throw new ZonalError('validation_failed', 'An "asset" is read from a STAC Item: add "stac": true.', { errors: [{ path: '/asset', message: 'needs "stac": true' }] });
+  // openSource has checked the URL: it parses.
   const source = await deps.openSource(req.url);
-  return isParquetPath(req.url) ? vectorInfo(req.url, source, deps) : rasterInfo(req.url, source, deps);
-}
-
-function isParquetPath(url: string): boolean {
-  try {
-    checkParquetUrl(url);
-    return true;
-  } catch (e) {
-    if (!(e instanceof ZonalError) || e.code !== 'unsupported_media_type') throw e;
-    return false;
-  }
+  return hasParquetPath(new URL(req.url)) ? vectorInfo(req.url, source, deps) : rasterInfo(req.url, source, deps);
 }
 
 /** As the STAC endpoints decide: Parquet by media type or path (vector/stac), else GeoTIFF by media type or none given (raster/stac). */
 function assetKind(asset: StacAsset, href: string): 'raster' | 'vector' | null {
-  if (isParquetAsset(asset) || /\.(geo)?parquet$/i.test(safePath(href))) return 'vector';
+  if (isParquetAsset(asset) || hasParquetPath(new URL(href))) return 'vector';
   return isGeoTiffAsset(asset) ? 'raster' : null;
 }
 
-function safePath(href: string): string {
-  try {
-    return new URL(href).pathname;
-  } catch {
-    return href;
-  }
+/** A declared box of four or six finite numbers as [west, south, east, north] (a 3D box drops z), else null. */
+function declaredBox(v: unknown): [number, number, number, number] | null {
+  if (!Array.isArray(v) || (v.length !== 4 && v.length !== 6) || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) return null;
+  const b = v as number[];
+  return (b.length === 6 ? [b[0], b[1], b[3], b[4]] : b) as [number, number, number, number];
 }
 
-function itemInfo(url: string, item: StacItem): StacItemInfoAnswer {
+function itemInfo(url: string, item: StacItem, base: URL): StacItemInfoAnswer {
   const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
   const props = (item['properties'] ?? {}) as Record<string, unknown>;
-  const bbox = Array.isArray(item['bbox']) && (item['bbox'].length === 4 || item['bbox'].length === 6) && item['bbox'].every((v) => typeof v === 'number' && Number.isFinite(v)) ? (item['bbox'] as number[]) : null;
-  const [w, s, e, n] = bbox === null ? [] : bbox.length === 6 ? [bbox[0], bbox[1], bbox[3], bbox[4]] : bbox;
+  const bbox = declaredBox(item['bbox']);
   let footprint: Footprint | null = null;
   if (bbox !== null) {
-    const east = (e as number) < (w as number) ? (e as number) + 360 : (e as number);
-    footprint = ring(unwrap([[w as number, n as number], [east, n as number], [east, s as number], [w as number, s as number]]));
+    const [w, s, e, n] = bbox;
+    const east = e < w ? e + 360 : e;
+    footprint = ring(unwrap([[w, n], [east, n], [east, s], [w, s]]));
   }
   return {
     kind: 'stac_item',
     url,
     id: text(item['id']),
     datetime: text(props['datetime']) ?? text(props['start_datetime']),
-    bounds: bbox === null ? null : [w as number, s as number, e as number, n as number],
+    bounds: bbox,
     footprint,
     assets: Object.entries(item.assets).map(([key, a]) => {
       const asset = a && typeof a === 'object' ? a : {};
-      const href = typeof asset.href === 'string' ? asset.href : '';
-      return { key, title: text(asset['title']), type: text(asset.type), kind: href === '' ? null : assetKind(asset, href) };
+      let kind: 'raster' | 'vector' | null = null;
+      // Resolved as the STAC endpoints resolve it; an href that is not a URL or path is no source.
+      if (typeof asset.href === 'string' && asset.href.trim() !== '') {
+        try {
+          kind = assetKind(asset, resolveHref(base, asset.href));
+        } catch {
+          kind = null;
+        }
+      }
+      return { key, title: text(asset['title']), type: text(asset.type), kind };
     }),
   };
 }
@@ -316,15 +314,13 @@ async function vectorInfo(url: string, source: ByteSource, deps: InfoDeps): Prom
   const crs = crsFromProjJson(info.geo.crs);
   // The file's declared bbox (four or six finite numbers), else the union of its row groups' (covering
   // column statistics); a malformed one is not guessed at.
-  const declared = info.geo.bbox;
-  let box: number[] | null = declared !== null && (declared.length === 4 || declared.length === 6) && declared.every((v) => typeof v === 'number' && Number.isFinite(v)) ? declared : null;
+  let box = declaredBox(info.geo.bbox);
   if (box === null && info.rowGroups.length > 0 && info.rowGroups.every((g) => g.bbox !== null)) {
-    box = [...info.rowGroups.reduce((acc, g) => unionBBox(acc, g.bbox as BBox), EMPTY_BBOX)];
+    box = declaredBox([...info.rowGroups.reduce((acc, g) => unionBBox(acc, g.bbox as BBox), EMPTY_BBOX)]);
   }
   let footprint: Footprint | null = null;
-  if (box !== null && box.every(Number.isFinite)) {
-    // A 3D bbox is [minx, miny, minz, maxx, maxy, maxz].
-    const [x0, y0, x1raw, y1] = (box.length === 6 ? [box[0], box[1], box[3], box[4]] : box) as [number, number, number, number];
+  if (box !== null) {
+    const [x0, y0, x1raw, y1] = box;
     // GeoParquet (as RFC 7946) writes a lon/lat box across the antimeridian with west > east.
     const x1 = crs.isGeographic && x1raw < x0 ? x1raw + 360 : x1raw;
     const points = lonLatRing(crs.proj4, (u, v) => [x0 + u * (x1 - x0), y1 - v * (y1 - y0)]);

@@ -48,15 +48,20 @@ const IN_FLIGHT = 4;
 /** Zones planned between two turns of the event loop. */
 const PLAN_SLICE = 64;
 
-/** CONTRACT §5: the URL path (query aside, any case) must end in .parquet or .geoparquet; 415 otherwise. */
+/** Whether a URL's path (query aside, any case) ends in .parquet or .geoparquet (CONTRACT §5). */
+export function hasParquetPath(url: URL): boolean {
+  return PARQUET_PATH.test(url.pathname);
+}
+
+/** CONTRACT §5: the URL path must end in .parquet or .geoparquet; 415 otherwise. */
 export function checkParquetUrl(url: string): void {
-  let path: string;
+  let parsed: URL;
   try {
-    path = new URL(url).pathname;
+    parsed = new URL(url);
   } catch {
     throw new ZonalError('validation_failed', 'The url is not a valid URL.', { errors: [{ path: '/url', message: 'is not a valid URL' }] });
   }
-  if (!PARQUET_PATH.test(path)) {
+  if (!hasParquetPath(parsed)) {
     throw new ZonalError('unsupported_media_type', 'The vector source must be a GeoParquet file: its path must end in .parquet or .geoparquet.');
   }
 }
