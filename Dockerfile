@@ -1,15 +1,20 @@
 # syntax=docker/dockerfile:1
 # Production image: the compiled service (dist/) on Node 24 LTS, Debian slim, production dependencies
 # only (no TypeScript, tsx or esbuild), non-root, read-only friendly (nothing written at run time),
-# health-checked on /health/live.
+# health-checked on /health/live. DEFLATE tiles inflate through libdeflate (the native binding built in
+# stage 1; its one runtime library, libdeflate0, installed in the image).
 
-# 1. Build: every dependency, then tsc → dist/ and the web page (esbuild) → dist/web/.
-FROM node:24-bookworm-slim AS build
+# 1. Build: every dependency, then the native inflater (node-gyp: the full node image has python3, make
+#    and g++; libdeflate-dev from Debian), tsc → dist/ and the web page (esbuild) → dist/web/.
+FROM node:24-bookworm AS build
+RUN apt-get update && apt-get install -y --no-install-recommends libdeflate-dev && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
+COPY native ./native
+RUN node scripts/build-native.mjs && test -f native/inflate/build/Release/zonal_inflate.node
 COPY src ./src
 COPY web ./web
 RUN node scripts/build.mjs
@@ -20,14 +25,16 @@ WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
-# 3. The image: compiled code, production modules, the demo data.
+# 3. The image: compiled code, production modules, the native inflater and libdeflate, the demo data.
 FROM node:24-bookworm-slim
+RUN apt-get update && apt-get install -y --no-install-recommends libdeflate0 && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production \
     PORT=3000 \
     HOST=0.0.0.0
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/native/inflate/build/Release/zonal_inflate.node ./native/inflate/build/Release/zonal_inflate.node
 COPY package.json ./
 COPY fixtures/demo ./fixtures/demo
 USER node

@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildNative, nativeIsFresh } from './build-native.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const STAMP = join(ROOT, 'dist', '.built');
@@ -60,6 +61,11 @@ function locked(fn) {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const ifStale = process.argv.includes('--if-stale');
+  // The optional native inflater (libdeflate): built where it can be, else the service says why at start.
+  if (!ifStale || !nativeIsFresh()) {
+    const why = buildNative();
+    if (why !== null) process.stderr.write(`native inflate not built: ${why}; DEFLATE tiles inflate with node:zlib (same results, slower)\n`);
+  }
   if (ifStale && distIsFresh()) process.exit(0);
   locked(() => {
     // Another process may have built it while this one waited.

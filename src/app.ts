@@ -17,7 +17,7 @@ import { metaRoutes } from './http/routes/meta.ts';
 import { rasterRoutes } from './http/routes/raster.ts';
 import { vectorRoutes } from './http/routes/vector.ts';
 import { openSource as defaultOpenSource } from './source/resolve.ts';
-import { createFoldRunner } from './workers/pool.ts';
+import { createFoldRunner, type InflateInfo } from './workers/pool.ts';
 import type { AppDeps } from './http/deps.ts';
 
 
@@ -104,6 +104,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('startDrain', () => {
     lifecycle.draining = true;
   });
+  app.decorate('inflate', runner.inflate);
   return app;
 }
 
@@ -111,5 +112,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Readiness fails from now on (the first step of a drain; server.ts does the rest). */
     startDrain(): void;
+    /** The worker threads' inflater (libdeflate, or node:zlib and why), for the start-up log. */
+    inflate: Promise<InflateInfo>;
   }
 }

@@ -13,6 +13,12 @@ export const tally = {
   upstreamErrors: new Map<string, number>(),
   /** Cache lookups by cache name: [hits, misses]. */
   cache: new Map<string, [number, number]>(),
+  /**
+   * Raster fold tasks: milliseconds per phase summed over tasks (the workers' own clocks for inflate,
+   * samples (byte order and predictor), coverage, fold and their whole task; the main thread's for the
+   * task's reads and its round trip to a worker), tasks run and planes decoded.
+   */
+  fold: { tasks: 0, planes: 0, phases: new Map<string, number>() },
 };
 
 function add(map: Map<string, number>, key: string, n: number): void {
@@ -32,4 +38,18 @@ export function countCache(name: string, hit: boolean): void {
   const c = tally.cache.get(name) ?? [0, 0];
   c[hit ? 0 : 1] += 1;
   tally.cache.set(name, c);
+}
+
+/** One raster fold task's phases (see tally.fold). */
+export function countFold(times: { inflate: number; samples: number; coverage: number; fold: number; total: number; planes: number }, fetchMs: number, runMs: number): void {
+  tally.fold.tasks += 1;
+  tally.fold.planes += times.planes;
+  const p = tally.fold.phases;
+  add(p, 'inflate', times.inflate);
+  add(p, 'samples', times.samples);
+  add(p, 'coverage', times.coverage);
+  add(p, 'fold', times.fold);
+  add(p, 'worker', times.total);
+  add(p, 'fetch', fetchMs);
+  add(p, 'run', runMs);
 }

@@ -11,8 +11,9 @@ import { buildApp } from './app.ts';
 const config = loadConfig();
 const app = await buildApp(config);
 await app.listen({ port: config.port, host: config.host });
-// The effective configuration, once (it holds no secret: S3 credentials stay in the SDK's environment).
-app.log.info({ config }, 'configuration');
+// The effective configuration, once (it holds no secret: S3 credentials stay in the SDK's environment),
+// and the inflater the workers use (libdeflate, or node:zlib and why).
+app.log.info({ config, inflate: await app.inflate }, 'configuration');
 
 let draining = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -79,7 +79,23 @@ export const metricsPlugin = fp<{ runner: FoldRunner }>(async (app: FastifyInsta
       this.set(opts.runner.utilization);
     },
   });
+  new Gauge({
+    name: 'zonal_inflate_backend',
+    help: 'The DEFLATE inflater the worker threads use: 1 for libdeflate (the native binding) or node:zlib (its fallback).',
+    labelNames: ['backend'],
+    registers: [registry],
+    async collect() {
+      const { backend } = await opts.runner.inflate;
+      this.reset();
+      this.set({ backend }, 1);
+    },
+  });
+  fromMap('zonal_fold_phase_seconds_total', 'Raster fold tasks: seconds per phase, summed over tasks (inflate, samples, coverage, fold, worker: in the worker threads; fetch, run: on the main thread).', ['phase'], () =>
+    [...tally.fold.phases].map(([k, v]) => [{ phase: k }, v / 1000]),
+  );
   for (const [name, help, read] of [
+    ['zonal_fold_tasks_total', 'Raster fold tasks run by the workers.', () => tally.fold.tasks],
+    ['zonal_fold_planes_total', 'Block planes decoded by raster fold tasks.', () => tally.fold.planes],
     ['zonal_pixels_total', 'Pixels in the windows read for zones.', () => tally.pixels],
     ['zonal_features_total', 'Vector features considered for zones.', () => tally.features],
     ['zonal_zones_total', 'Zones answered (a single AOI counts one).', () => tally.zones],

@@ -10,7 +10,10 @@ import { decompress } from './codecs/index.ts';
 import { toSamples, type SampleArray } from './samples.ts';
 import { unpackMask } from './pixels.ts';
 import type { PixelWindow } from './grid.ts';
+import type { BlockSpan } from './predictor.ts';
 import { TileCache } from './tile-cache.ts';
+
+export type { BlockSpan };
 
 /** How the blocks of one level decode (made by the reader; the fold passes it on untouched). */
 export interface BlockFormat {
@@ -28,6 +31,29 @@ export interface BlockFormat {
 export interface DecodedPlane {
   readonly array: SampleArray;
   readonly isBig: boolean;
+  /** The block-local rows and columns whose samples are final (outside it the array holds anything). */
+  readonly span: BlockSpan;
+}
+
+/** Whether a plane decoded on `have` holds every sample of `need`. */
+export function spanCovers(have: BlockSpan, need: BlockSpan): boolean {
+  return have.row0 <= need.row0 && have.row1 >= need.row1 && have.col1 >= need.col1;
+}
+
+/**
+ * The block-local span of the pixels `need` (a window on the level) of the block at (col0, row0); with
+ * `prefix`, every row from the block's first and every column (what the decoded-tile cache keeps: the
+ * inflated prefix costs no more, and later requests in the same rows reuse it).
+ */
+export function spanOf(need: PixelWindow, col0: number, row0: number, width: number, prefix: boolean): BlockSpan {
+  const row1 = need.row0 + need.height - row0;
+  return prefix ? { row0: 0, row1, col1: width } : { row0: need.row0 - row0, row1, col1: need.col0 + need.width - col0 };
+}
+
+/** Milliseconds spent per decoding phase (summed by the caller, reported by bench/ and /metrics). */
+export interface DecodeTimes {
+  inflate: number;
+  samples: number;
 }
 
 /** One block's compressed bytes, as read, and the planes the decoded-tile cache already had. */
@@ -47,6 +73,12 @@ export interface EncodedBlock {
   readonly mask: ArrayBuffer | null;
   /** Per plane, its key in the decoded-tile cache (null: not cacheable, the source has no validator). */
   readonly keys: (string | null)[];
+}
+
+/** Bytes of a block's decompressed data up to the end of row `row1` (what a prefix decode must produce). */
+function bytesThrough(codec: TileCodec, row1: number): number {
+  const spp = codec.planarConfiguration === 2 ? 1 : codec.samplesPerPixel;
+  return Math.ceil((codec.tileWidth * spp * (codec.bitsPerSample[0] ?? 8)) / 8) * row1;
 }
 
 /** One band of a decoded block: sample (r, c) of the block is `values[r * rowStride + c * step + offset]`. */
@@ -86,39 +118,52 @@ export function sampleAt(block: DecodedBlock, b: number, tr: number, tc: number,
 export const decodedTiles = new TileCache<DecodedPlane>();
 
 /** The same samples on a SharedArrayBuffer (one copy, so that every thread can read them). */
-function shared(array: SampleArray, isBig: boolean): DecodedPlane {
+function shared(plane: DecodedPlane): DecodedPlane {
+  const { array } = plane;
   const sab = new SharedArrayBuffer(array.byteLength);
   new Uint8Array(sab).set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
   const Ctor = array.constructor as new (buffer: SharedArrayBuffer) => SampleArray;
-  return { array: new Ctor(sab), isBig };
+  return { array: new Ctor(sab), isBig: plane.isBig, span: plane.span };
 }
 
-async function decodePlane(codec: TileCodec, bytes: ArrayBuffer, rows: number): Promise<DecodedPlane> {
+const now = (): number => performance.now();
+
+async function decodePlane(codec: TileCodec, bytes: ArrayBuffer, rows: number, span: BlockSpan, times?: DecodeTimes): Promise<DecodedPlane> {
   const spp = codec.planarConfiguration === 1 ? codec.samplesPerPixel : 1;
-  const view = toSamples(codec, await decompress(codec, bytes), rows);
-  if (view.array.length < codec.tileWidth * rows * spp) throw new Error('decoded tile is shorter than expected');
-  return view;
+  const t0 = now();
+  // Inflating stops after the last row needed where the codec can (DEFLATE through libdeflate).
+  const d = await decompress(codec, bytes, bytesThrough(codec, span.row1));
+  const t1 = now();
+  const view = toSamples(codec, d, rows, span);
+  if (times) {
+    times.inflate += t1 - t0;
+    times.samples += now() - t1;
+  }
+  if (view.array.length < codec.tileWidth * spp * (span.row1 - 1) + span.col1 * spp) throw new Error('decoded tile is shorter than expected');
+  return { ...view, span };
 }
 
 /**
- * Decodes a block (its planes not in `cached`, and its mask). With `keep`, the newly decoded planes are
- * returned in `fresh` on SharedArrayBuffers for the caller to cache.
+ * Decodes a block (its planes not in `cached`, and its mask) on `need` (block-local; the whole block when
+ * absent). With `keep`, the newly decoded planes are returned in `fresh` on SharedArrayBuffers for the
+ * caller to cache.
  */
-export async function decodeBlock(format: BlockFormat, block: EncodedBlock, keep: boolean): Promise<DecodedBlock> {
+export async function decodeBlock(format: BlockFormat, block: EncodedBlock, keep: boolean, need?: BlockSpan, times?: DecodeTimes): Promise<DecodedBlock> {
   const { codec, maskCodec } = format;
   const tw = codec.tileWidth;
   // Decoded blocks are always tileWidth wide; edge tiles and the last strip hold fewer real pixels.
   const rows = Math.min(codec.tileHeight, format.levelHeight - block.row0);
   const window = { col0: block.col0, row0: block.row0, width: Math.min(tw, format.levelWidth - block.col0), height: rows };
+  const span = need ?? { row0: 0, row1: rows, col1: tw };
   const fresh: { key: string; plane: DecodedPlane }[] = [];
   const planes = await Promise.all(
     block.planes.map(async (bytes, k): Promise<DecodedPlane | null> => {
       const cached = block.cached[k] ?? null;
       if (cached !== null || bytes === null) return cached;
-      const plane = await decodePlane(codec, bytes, rows);
+      const plane = await decodePlane(codec, bytes, rows, span, times);
       const key = block.keys[k] ?? null;
       if (!keep || key === null) return plane;
-      const kept = shared(plane.array, plane.isBig);
+      const kept = shared(plane);
       fresh.push({ key, plane: kept });
       return kept;
     }),

@@ -73,7 +73,10 @@ export function intersectWindows(a: PixelWindow, b: PixelWindow): PixelWindow | 
   return { col0: c0, row0: r0, width: c1 - c0, height: r1 - r0 };
 }
 
-/** The whole grid as a window. */
-export function fullWindow(grid: Pick<Grid, 'width' | 'height'>): PixelWindow {
-  return { col0: 0, row0: 0, width: grid.width, height: grid.height };
+/** The smallest window holding both (`a` null: `b`). */
+export function unionWindows(a: PixelWindow | null, b: PixelWindow): PixelWindow {
+  if (a === null) return b;
+  const c0 = Math.min(a.col0, b.col0);
+  const r0 = Math.min(a.row0, b.row0);
+  return { col0: c0, row0: r0, width: Math.max(a.col0 + a.width, b.col0 + b.width) - c0, height: Math.max(a.row0 + a.height, b.row0 + b.height) - r0 };
 }

@@ -148,24 +148,34 @@ export function cellUnder(grid: Grid, other: Grid, col: number, row: number): [n
 }
 
 /**
+ * The pixels of `other` (a level of a raster in the same CRS, north-up like `grid`) that hold the centres
+ * of the pixels of `win` on `grid`, as a window clipped to `other`; null when none lies on it.
+ */
+export function cellsUnder(grid: Grid, win: PixelWindow, other: Grid): PixelWindow | null {
+  const corners = [
+    cellUnder(grid, other, win.col0, win.row0),
+    cellUnder(grid, other, win.col0 + win.width - 1, win.row0),
+    cellUnder(grid, other, win.col0, win.row0 + win.height - 1),
+    cellUnder(grid, other, win.col0 + win.width - 1, win.row0 + win.height - 1),
+  ];
+  const c0 = Math.max(0, Math.min(...corners.map((p) => p[0])));
+  const c1 = Math.min(other.width - 1, Math.max(...corners.map((p) => p[0])));
+  const r0 = Math.max(0, Math.min(...corners.map((p) => p[1])));
+  const r1 = Math.min(other.height - 1, Math.max(...corners.map((p) => p[1])));
+  return c1 < c0 || r1 < r0 ? null : { col0: c0, row0: r0, width: c1 - c0 + 1, height: r1 - r0 + 1 };
+}
+
+/**
  * The blocks of `other` (a level of a raster in the same CRS, north-up like `grid`) that hold the centres of
  * the pixels of `win` on `grid`: what a class raster of another resolution must read for that window.
  */
 export function blocksUnder(grid: Grid, win: PixelWindow, other: PlanLevel): number[] {
-  const corners = [
-    cellUnder(grid, other.grid, win.col0, win.row0),
-    cellUnder(grid, other.grid, win.col0 + win.width - 1, win.row0),
-    cellUnder(grid, other.grid, win.col0, win.row0 + win.height - 1),
-    cellUnder(grid, other.grid, win.col0 + win.width - 1, win.row0 + win.height - 1),
-  ];
-  const c0 = Math.max(0, Math.min(...corners.map((p) => p[0])));
-  const c1 = Math.min(other.grid.width - 1, Math.max(...corners.map((p) => p[0])));
-  const r0 = Math.max(0, Math.min(...corners.map((p) => p[1])));
-  const r1 = Math.min(other.grid.height - 1, Math.max(...corners.map((p) => p[1])));
+  const cells = cellsUnder(grid, win, other.grid);
+  if (cells === null) return [];
   const across = Math.ceil(other.grid.width / other.blockWidth);
   const out: number[] = [];
-  for (let by = Math.floor(r0 / other.blockHeight); by <= Math.floor(r1 / other.blockHeight); by++) {
-    for (let bx = Math.floor(c0 / other.blockWidth); bx <= Math.floor(c1 / other.blockWidth); bx++) out.push(by * across + bx);
+  for (let by = Math.floor(cells.row0 / other.blockHeight); by <= Math.floor((cells.row0 + cells.height - 1) / other.blockHeight); by++) {
+    for (let bx = Math.floor(cells.col0 / other.blockWidth); bx <= Math.floor((cells.col0 + cells.width - 1) / other.blockWidth); bx++) out.push(by * across + bx);
   }
   return out;
 }

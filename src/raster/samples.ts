@@ -10,7 +10,7 @@
 import { getFloat16 } from '@petamoriken/float16';
 import type { TileCodec } from './geotiff-adapter.ts';
 import type { Decompressed } from './codecs/index.ts';
-import { undoFloatingPoint, undoHorizontal } from './predictor.ts';
+import { undoFloatingPoint, undoHorizontal, wholeSpan, type BlockSpan } from './predictor.ts';
 
 export type SampleArray =
   | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array
@@ -55,11 +55,11 @@ export function sampleType(format: number, bits: number): SampleType {
 }
 
 /**
- * The bytes as an ArrayBuffer of their own (they are changed in place next), copied only when they are a
- * view into a larger buffer (Node's zlib output may sit in a shared pool).
+ * The bytes as an ArrayBuffer of their own (they are changed in place next; the samples are views from its
+ * start), copied only when they do not start it (a view into a shared pool).
  */
 function aligned(bytes: Uint8Array): ArrayBuffer {
-  if (bytes.byteOffset === 0 && bytes.buffer instanceof ArrayBuffer && bytes.byteLength === bytes.buffer.byteLength) return bytes.buffer;
+  if (bytes.byteOffset === 0 && bytes.buffer instanceof ArrayBuffer) return bytes.buffer;
   return new Uint8Array(bytes).buffer;
 }
 
@@ -79,8 +79,9 @@ function typed(dtype: string, buf: ArrayBuffer, n: number): SampleView {
   }
 }
 
-function swapInPlace(u8: Uint8Array, size: number): void {
-  for (let i = 0; i + size <= u8.length; i += size) {
+/** Byte order swapped for the samples of bytes [from, to). */
+function swapInPlace(u8: Uint8Array, size: number, from: number, to: number): void {
+  for (let i = from; i + size <= Math.min(to, u8.length); i += size) {
     for (let a = i, b = i + size - 1; a < b; a++, b--) {
       const t = u8[a] as number;
       u8[a] = u8[b] as number;
@@ -107,10 +108,11 @@ function unpackBits(src: Uint8Array, bits: number, perRow: number, rows: number)
 }
 
 /**
- * The samples of one decompressed tile (or strip) of `rows` rows. Throws for combinations the reader
- * refuses before any tile is read (reader.ts checks them with the same rules).
+ * The samples of one decompressed tile (or strip) of `rows` rows; byte order and predictors are undone on
+ * `span` only (the rows and columns some zone needs), the rest of the array left as it is. Throws for
+ * combinations the reader refuses before any tile is read (reader.ts checks them with the same rules).
  */
-export function toSamples(codec: TileCodec, d: Decompressed, rows: number): SampleView {
+export function toSamples(codec: TileCodec, d: Decompressed, rows: number, span: BlockSpan = wholeSpan(codec.tileWidth, rows)): SampleView {
   const format = codec.sampleFormat[0] ?? 1;
   const bits = codec.bitsPerSample[0] ?? 8;
   const type = sampleType(format, bits);
@@ -141,13 +143,16 @@ export function toSamples(codec: TileCodec, d: Decompressed, rows: number): Samp
     return { array: out, isBig: false };
   }
   let buf = aligned(d.bytes);
+  // Rows the decompressed bytes hold (the buffer may be longer than its bytes: a prefix decode's margin).
+  const rowBytes = perRow * size;
+  const held = Math.min(rows, Math.floor(d.bytes.byteLength / rowBytes));
   if (codec.predictor === 3) {
-    buf = undoFloatingPoint(buf, codec.tileWidth, rows, spp, bits);
+    buf = undoFloatingPoint(buf, codec.tileWidth, held, spp, bits, span);
   } else {
-    if (!codec.littleEndian && size > 1) swapInPlace(new Uint8Array(buf), size);
-    if (codec.predictor === 2) undoHorizontal(buf, codec.tileWidth, rows, spp, bits);
+    if (!codec.littleEndian && size > 1) swapInPlace(new Uint8Array(buf), size, span.row0 * rowBytes, Math.min(span.row1, held) * rowBytes);
+    if (codec.predictor === 2) undoHorizontal(buf, codec.tileWidth, held, spp, bits, span);
   }
-  const n = Math.floor(buf.byteLength / size);
+  const n = Math.floor(Math.min(buf.byteLength, d.bytes.byteLength) / size);
   if (format === 3 && bits === 16) {
     const view = new DataView(buf);
     const out = new Float32Array(n);

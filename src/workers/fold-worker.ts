@@ -5,6 +5,7 @@ import { tallyChunk, type VectorChunkTask, type VectorChunkResult, type VectorGr
 import { decodeGroup } from '../vector/reader.ts';
 import { indexRows, selectRows } from '../vector/select.ts';
 import { zstdDecoder } from '../raster/codecs/zstd.ts';
+import { inflateBackend, type InflateInfo } from '../raster/codecs/deflate.ts';
 import { wkbPolygonalAreaM2 } from '../geometry/wkb.ts';
 import { overlapGroups as groupsOf, type UnionJob } from '../vector/data-area.ts';
 export { previewGrid as preview } from '../raster/preview.ts';
@@ -63,10 +64,10 @@ export function overlapGroups(boxes: Float64Array): number[][] {
   return groupsOf(boxes);
 }
 
-/** Loads what the first real task would otherwise wait for (GEOS, zstd's decoder), at boot. */
-export async function warm(): Promise<boolean> {
+/** Loads what the first real task would otherwise wait for (GEOS, zstd's decoder), at boot; says which inflater this thread has. */
+export async function warm(): Promise<InflateInfo> {
   await Promise.all([geometryEngine(), zstdDecoder()]);
-  return true;
+  return inflateBackend();
 }
 
 export default function fold(task: FoldTask): Promise<FoldResult> {

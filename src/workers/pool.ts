@@ -9,6 +9,9 @@ import type { VectorGroupTask, VectorGroupResult, VectorGroupZonesTask } from '.
 import type { UnionJob } from '../vector/data-area.ts';
 import { preloadImageCodecs } from '../raster/codecs/image.ts';
 import { previewGrid, type PreviewGrid, type PreviewTask } from '../raster/preview.ts';
+import { inflateBackend, type InflateInfo } from '../raster/codecs/deflate.ts';
+
+export type { InflateInfo };
 
 export interface FoldRunner {
   run(task: FoldTask, signal?: AbortSignal): Promise<FoldResult>;
@@ -26,6 +29,8 @@ export interface FoldRunner {
   readonly pending: number;
   /** Share of the worker threads' time spent on tasks since start, 0..1 (0 inline). */
   readonly utilization: number;
+  /** The inflater the threads use (libdeflate, or node:zlib and why), once they have started. */
+  readonly inflate: Promise<InflateInfo>;
   close(): Promise<void>;
 }
 
@@ -64,6 +69,7 @@ export function createFoldRunner(workers: number): FoldRunner {
         return pending;
       },
       utilization: 0,
+      inflate: Promise.resolve(inflateBackend()),
       async close() {},
     };
   }
@@ -87,7 +93,10 @@ export function createFoldRunner(workers: number): FoldRunner {
     // Source files are TypeScript: load the same tsx loader the main thread runs with.
     execArgv: isTs ? ['--import', 'tsx'] : [],
   });
-  for (let i = 0; i < workers; i++) pool.run(null, { name: 'warm' }).catch(() => undefined);
+  const warmed = Array.from({ length: workers }, () => pool.run(null, { name: 'warm' }) as Promise<InflateInfo>);
+  // A thread that fails to warm is replaced by piscina; the first answer tells the threads' inflater.
+  const inflate = Promise.any(warmed).catch(() => inflateBackend());
+  for (const w of warmed) w.catch(() => undefined);
   let pending = 0;
   /** One task on the pool (`name`: the worker's export; the default export folds tiles), counted while queued or running. */
   const send = async <T>(name: string | undefined, task: unknown, transferList: ArrayBuffer[], signal?: AbortSignal): Promise<T> => {
@@ -134,6 +143,7 @@ export function createFoldRunner(workers: number): FoldRunner {
     get utilization() {
       return pool.utilization;
     },
+    inflate,
     async close() {
       await pool.destroy();
     },

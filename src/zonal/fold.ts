@@ -4,7 +4,7 @@
  * partial accumulator per zone and block (exactextract's mergeable partials). Runs in a worker thread
  * (src/workers/fold-worker.ts) or inline; its input and output are plain cloneable data.
  */
-import { decodeBlock, sampleAt, type DecodedPlane, type BlockFormat, type DecodedBlock, type EncodedBlock } from '../raster/decode.ts';
+import { decodeBlock, sampleAt, spanOf, type DecodedPlane, type BlockFormat, type DecodedBlock, type DecodeTimes, type EncodedBlock } from '../raster/decode.ts';
 import { intersectWindows, type Grid, type PixelWindow } from '../raster/grid.ts';
 import { blocksUnder, cellUnder } from '../raster/plan.ts';
 import { pixelAreas, type PixelAreaSpec } from '../raster/pixel-area.ts';
@@ -17,6 +17,7 @@ import type { Coverage } from '../coverage/coverage.ts';
 import { createAccumulator, restoreAccumulator, type AccumulatorSnapshot, type StatsAccumulator } from '../stats/accumulator.ts';
 import type { StatName } from '../stats/names.ts';
 import { compileExpression } from '../stats/expression.ts';
+import { TileCache } from '../raster/tile-cache.ts';
 
 export type { Selection };
 
@@ -35,6 +36,11 @@ export interface FoldZone {
   window: PixelWindow;
   /** Fractional coverage of an area: weights are coverage fractions. */
   weighted: boolean;
+  /**
+   * Names this selection on its grid wherever it recurs (the same zone over Items of one grid): a worker
+   * computes its coverage of a block once and reuses it. Absent: not shared.
+   */
+  key?: string;
 }
 
 /**
@@ -45,6 +51,11 @@ export interface FoldTask {
   /** From the reader; only raster/decode.ts looks inside. */
   format: BlockFormat;
   blocks: EncodedBlock[];
+  /**
+   * Per block, the part of it (on the level) that the zones needing it cover: only these rows and columns
+   * are decoded (DEFLATE stops after its last row). Absent: whole blocks.
+   */
+  needs?: PixelWindow[];
   zones: FoldZone[];
   /** Per block, the indexes into `zones` of the zones that need it. */
   touches: number[][];
@@ -91,6 +102,8 @@ export interface ClassSource {
   across: number;
   /** The class blocks this task's pixels may fall in. */
   blocks: EncodedBlock[];
+  /** Per class block, the part of it under the task's needed pixels (absent: whole blocks). */
+  needs?: PixelWindow[];
   nodata: number | null;
 }
 
@@ -119,11 +132,31 @@ export interface BandPartial {
   classAreas?: { values: number[]; areas: number[] };
 }
 
+/** Milliseconds a task spent per phase in its thread (bench/stac's per-tile profile, /metrics). */
+export interface FoldTimes extends DecodeTimes {
+  coverage: number;
+  fold: number;
+  /** The whole task, from its start in the thread to its result. */
+  total: number;
+  /** Planes decoded. */
+  planes: number;
+}
+
 export interface FoldResult {
   partials: FoldPartial[];
   /** Planes decoded by this task, for the decoded-tile cache (only with keepDecoded). */
   decoded: { key: string; plane: DecodedPlane }[];
+  times: FoldTimes;
 }
+
+/**
+ * Coverages of shared selections (FoldZone.key) per block window, kept by each thread: the zones of a
+ * request over many Items of one grid cover the same pixels of every Item's block. Bounded in bytes.
+ */
+const coverages = new TileCache<Coverage>();
+const COVERAGE_CACHE_BYTES = 32 * 1024 * 1024;
+
+const now = (): number => performance.now();
 
 function coverageFor(zone: FoldZone, win: PixelWindow, levelWidth: number, levelHeight: number): Coverage | null {
   const sel = zone.selection;
@@ -267,20 +300,39 @@ function foldProgram(task: FoldTask, program: FoldProgram, zone: FoldZone, raste
   });
 }
 
+function sharedCoverage(zone: FoldZone, win: PixelWindow, levelWidth: number, levelHeight: number): Coverage | null {
+  if (zone.key === undefined) return coverageFor(zone, win, levelWidth, levelHeight);
+  const key = `${zone.key}\n${win.col0},${win.row0},${win.width},${win.height}`;
+  const hit = coverages.get(key);
+  if (hit !== undefined) return hit.weights.length === 0 ? null : hit;
+  const cov = coverageFor(zone, win, levelWidth, levelHeight);
+  // A miss is kept too (an empty coverage), so that it is not worked out again.
+  const kept = cov ?? { window: win, weights: new Float64Array(0) };
+  coverages.put(key, kept, 64 + kept.weights.byteLength, COVERAGE_CACHE_BYTES);
+  return cov;
+}
+
 /** Decodes each block of a task once and folds every zone that needs it: one partial per zone and block. */
 export async function foldTiles(task: FoldTask): Promise<FoldResult> {
+  const start = now();
+  const times: FoldTimes = { inflate: 0, samples: 0, coverage: 0, fold: 0, total: 0, planes: 0 };
   const partials: FoldPartial[] = [];
   const decoded: { key: string; plane: DecodedPlane }[] = [];
   const { levelWidth, levelHeight } = task.format;
+  const tw = task.format.codec.tileWidth;
   // Class blocks decoded on first use, shared by every block of the task.
   const classBlocks = new Map<number, Promise<DecodedBlock>>();
   const cs = task.classes;
-  const classEncoded = new Map((cs?.blocks ?? []).map((b) => [b.index, b]));
+  const classEncoded = new Map((cs?.blocks ?? []).map((b, i) => [b.index, { block: b, need: cs?.needs?.[i] }]));
   const classOf = async (index: number): Promise<DecodedBlock | null> => {
     const enc = classEncoded.get(index);
     if (!cs || !enc) return null;
     let p = classBlocks.get(index);
-    if (!p) classBlocks.set(index, (p = decodeBlock(cs.format, enc, false)));
+    if (!p) {
+      const span = enc.need ? spanOf(enc.need, enc.block.col0, enc.block.row0, cs.format.codec.tileWidth, false) : undefined;
+      classBlocks.set(index, (p = decodeBlock(cs.format, enc.block, false, span, times)));
+      times.planes++;
+    }
     return p;
   };
   for (let k = 0; k < task.blocks.length; k++) {
@@ -288,24 +340,34 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
     let block: DecodedBlock | null = null;
     let rasters: DecodedBlock[] = [];
     let classAt: ((col: number, row: number) => number) | null = null;
-    const blockWin: PixelWindow = { col0: encoded.col0, row0: encoded.row0, width: Math.min(task.format.codec.tileWidth, levelWidth - encoded.col0), height: Math.min(task.format.codec.tileHeight, levelHeight - encoded.row0) };
+    const blockWin: PixelWindow = { col0: encoded.col0, row0: encoded.row0, width: Math.min(tw, levelWidth - encoded.col0), height: Math.min(task.format.codec.tileHeight, levelHeight - encoded.row0) };
+    const need = task.needs?.[k];
+    // A block kept for the decoded-tile cache is decoded from its first row, so later requests reuse it.
+    const span = need ? spanOf(need, encoded.col0, encoded.row0, tw, task.keepDecoded) : undefined;
     for (const z of task.touches[k] ?? []) {
       const zone = task.zones[z] as FoldZone;
       const win = intersectWindows(blockWin, zone.window);
       if (!win) continue;
-      const cov = coverageFor(zone, win, levelWidth, levelHeight);
+      const t0 = now();
+      const cov = sharedCoverage(zone, win, levelWidth, levelHeight);
+      times.coverage += now() - t0;
       if (!cov) continue;
       // Decoded on first use only: a block no zone selects a pixel of is never decompressed.
       if (block === null) {
-        block = await decodeBlock(task.format, encoded, task.keepDecoded);
+        block = await decodeBlock(task.format, encoded, task.keepDecoded, span, times);
         decoded.push(...block.fresh);
-        rasters = [block, ...(await Promise.all((task.extras ?? []).map((e) => decodeBlock(e.format, e.blocks[k] as EncodedBlock, false))))];
-        if (cs) classAt = await classLookup(cs, task.area.grid, block.window, classOf);
+        const extras = task.extras ?? [];
+        rasters = [block, ...(await Promise.all(extras.map((e) => decodeBlock(e.format, e.blocks[k] as EncodedBlock, false, span, times))))];
+        times.planes += encoded.planes.filter((p) => p !== null).length + extras.length;
+        if (cs) classAt = await classLookup(cs, task.area.grid, need ?? block.window, classOf);
       }
+      const t1 = now();
       partials.push({ zone: z, block: k, bands: task.program ? foldProgram(task, task.program, zone, rasters, classAt, cov) : foldZone(task, zone, block, cov) });
+      times.fold += now() - t1;
     }
   }
-  return { partials, decoded };
+  times.total = now() - start;
+  return { partials, decoded, times };
 }
 
 /**

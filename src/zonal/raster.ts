@@ -18,16 +18,16 @@ import { makeTransformer, transformPolygons } from '../geometry/reproject.ts';
 import type { Aoi, MultiPolygonCoords } from '../geometry/types.ts';
 import { needsOf, parseStatNames, type StatName } from '../stats/names.ts';
 import { openRaster, type RasterLevel, type RasterReader } from '../raster/reader.ts';
-import { pixelSize, toWorld, type Grid } from '../raster/grid.ts';
-import { blocksUnder, blockWindow, planZone, type AoiInCrs, type ZonePlan } from '../raster/plan.ts';
-import { decodedTiles, type BlockFormat } from '../raster/decode.ts';
+import { intersectWindows, pixelSize, toWorld, unionWindows, type Grid, type PixelWindow } from '../raster/grid.ts';
+import { blocksUnder, blockWindow, cellsUnder, planZone, type AoiInCrs, type ZonePlan } from '../raster/plan.ts';
+import { decodedTiles, spanCovers, spanOf, type BlockFormat } from '../raster/decode.ts';
 import { effectiveNodata } from '../raster/pixels.ts';
 import { mergePartials, type FoldBand, type FoldPartial, type FoldProgram, type FoldResult, type FoldTask, type FoldZone } from './fold.ts';
 import { expressionInputs } from '../stats/expression.ts';
 import type { PixelRule } from '../coverage/coverage.ts';
 import { bandStats } from './respond.ts';
 import { inInputOrder } from './schedule.ts';
-import { tally } from '../observe.ts';
+import { countFold, tally } from '../observe.ts';
 import { classesOf, histogramOf, type HistogramSpec } from '../stats/histogram.ts';
 import type { FoldRunner } from '../workers/pool.ts';
 import type { BandOverride } from '../stac/item.ts';
@@ -523,25 +523,51 @@ async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], run: U
       return k;
     }),
   );
-  // Planes in the process-wide decoded-tile cache are neither read nor decoded again.
+  // Per block, the part of it its zones cover: only that is decoded.
+  const needs = run.map((unit) => {
+    const bw = blockWindow(level, unit.block);
+    return unit.zones.reduce<PixelWindow | null>((u, pos) => {
+      const w = intersectWindows(bw, (zones[pos] as { plan: ZonePlan }).plan.window as PixelWindow);
+      return w ? unionWindows(u, w) : u;
+    }, null) ?? bw;
+  });
+  // Planes in the process-wide decoded-tile cache are neither read nor decoded again, when they hold the
+  // rows and columns this task needs.
   const cacheBytes = deps.config.tileCacheBytes;
+  const keep = cacheBytes > 0 && zones.length === 1;
   const ids = run.map((u) => u.block);
+  const fromCache = (key: string, k: number): ReturnType<typeof decodedTiles.get> => {
+    const plane = decodedTiles.get(key);
+    const bw = blockWindow(level, ids[k] as number);
+    return plane && spanCovers(plane.span, spanOf(needs[k] as PixelWindow, bw.col0, bw.row0, level.blockWidth, keep)) ? plane : undefined;
+  };
+  const cs = ctx.classSource;
+  // The class blocks under the needed pixels, and the part of each they cover.
+  const classNeeds = new Map<number, PixelWindow>();
+  if (cs) {
+    for (const need of needs) {
+      const cells = cellsUnder(level.grid, need, cs.level.grid);
+      if (!cells) continue;
+      for (const b of blocksUnder(level.grid, need, cs.level)) {
+        const part = intersectWindows(blockWindow(cs.level, b), cells);
+        if (part) classNeeds.set(b, unionWindows(classNeeds.get(b) ?? null, part));
+      }
+    }
+  }
+  const classIds = [...classNeeds.keys()].sort((a, b) => a - b);
+  const fetchStart = performance.now();
   const [blocks, extras, classBlocks] = await Promise.all([
-    reader.readBlocks(level, ids, ctx.bands, deps.signal, cacheBytes > 0 ? (key) => decodedTiles.get(key) : undefined),
+    reader.readBlocks(level, ids, ctx.bands, deps.signal, cacheBytes > 0 ? fromCache : undefined),
     // Other rasters of the same grid and tiling: the same blocks; a class raster: the blocks under them.
     Promise.all(ctx.extras.map(async (e) => ({ format: e.reader.blockFormat(e.level, [1]), blocks: await e.reader.readBlocks(e.level, ids, [1], deps.signal) }))),
-    ctx.classSource
-      ? (() => {
-          const cs = ctx.classSource;
-          const need = [...new Set(ids.flatMap((b) => blocksUnder(level.grid, blockWindow(level, b), cs.level)))].sort((a, b) => a - b);
-          return cs.reader.readBlocks(cs.level, need, [1], deps.signal);
-        })()
-      : Promise.resolve([]),
+    cs ? cs.reader.readBlocks(cs.level, classIds, [1], deps.signal) : Promise.resolve([]),
   ]);
+  const fetchMs = performance.now() - fetchStart;
   const { info } = reader;
   const task: FoldTask = {
     format,
     blocks,
+    needs,
     zones: foldZonesOf,
     touches,
     bands: ctx.foldBands,
@@ -560,16 +586,19 @@ async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], run: U
             blockHeight: ctx.classSource.level.blockHeight,
             across: Math.ceil(ctx.classSource.level.grid.width / ctx.classSource.level.blockWidth),
             blocks: classBlocks,
+            needs: classIds.map((b) => classNeeds.get(b) as PixelWindow),
             nodata: ctx.classSource.nodata,
           },
         }
       : {}),
     // Only single-zone requests add to the cache: a request over many zones decodes each block once, and
     // would push out the tiles that repeated small requests reuse.
-    keepDecoded: cacheBytes > 0 && zones.length === 1,
+    keepDecoded: keep,
   };
   try {
+    const runStart = performance.now();
     const result = await deps.runner.run(task, deps.signal);
+    countFold(result.times, fetchMs, performance.now() - runStart);
     for (const { key, plane } of result.decoded) decodedTiles.put(key, plane, plane.array.byteLength, cacheBytes);
     return { result, positions };
   } catch (e) {

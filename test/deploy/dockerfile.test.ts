@@ -39,6 +39,17 @@ describe('Dockerfile', () => {
     }
   });
 
+  it('builds the native inflater in a build stage and ships it with libdeflate0, its one runtime library', () => {
+    const build = stages.find((st) => /scripts\/build-native\.mjs/.test(st)) ?? '';
+    expect(build).toMatch(/apt-get install[^\n]*libdeflate-dev/);
+    expect(build).toMatch(/COPY native \.\/native/);
+    expect(final).toMatch(/apt-get install[^\n]*libdeflate0/);
+    expect(final).not.toMatch(/libdeflate-dev|g\+\+|node-gyp/);
+    expect(final).toMatch(/COPY --from=build \/app\/native\/inflate\/build\/Release\/zonal_inflate\.node \.\/native\/inflate\/build\/Release\/zonal_inflate\.node/);
+    // The build output stays out of the context: the image's binding is the one built in the build stage.
+    expect(ignore).toContain('native/*/build');
+  });
+
   it('.dockerignore keeps node_modules, dist, tests and benchmarks out of the context', () => {
     for (const p of ['node_modules', 'dist', 'test', 'bench', '.git']) expect(ignore).toContain(p);
   });

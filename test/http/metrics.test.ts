@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, FIXTURES } from '../helpers/build-app.ts';
 import { startRangeServer, type RangeServer } from '../helpers/range-server.ts';
+import { inflateBackend } from '../../src/raster/codecs/deflate.ts';
 
 /** The value of the sample `name{labels}` (labels in the order prom-client writes them), or undefined. */
 function sample(text: string, name: string, labels = ''): number | undefined {
@@ -51,6 +52,15 @@ describe('/metrics', () => {
     expect(sample(text, 'zonal_pixels_total')).toBeGreaterThan(1000);
     expect(sample(text, 'zonal_features_total')).toBeGreaterThan(0);
     expect(sample(text, 'zonal_zones_total')).toBeGreaterThanOrEqual(3);
+    // The first raster request decoded its tiles in a worker: tasks, planes and the phases are counted.
+    expect(sample(text, 'zonal_fold_tasks_total')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'zonal_fold_planes_total')).toBeGreaterThanOrEqual(1);
+    for (const phase of ['inflate', 'samples', 'coverage', 'fold', 'worker', 'fetch', 'run']) {
+      expect(sample(text, 'zonal_fold_phase_seconds_total', `phase="${phase}"`), phase).toBeGreaterThan(0);
+    }
+    // Exactly one inflater is named, and it is the one this thread loads too (the workers load the same build).
+    const backends = text.split('\n').filter((l) => l.startsWith('zonal_inflate_backend{'));
+    expect(backends).toEqual([`zonal_inflate_backend{backend="${inflateBackend().backend}"} 1`]);
     expect(text).toMatch(/^zonal_process_resident_memory_bytes \d+/m);
   });
 });

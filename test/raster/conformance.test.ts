@@ -7,13 +7,17 @@
  * names why. The suite needs no GDAL: the expected values are committed JSON.
  */
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { MemorySource } from '../../src/source/memory.ts';
 import { openRaster, type RasterLevel } from '../../src/raster/reader.ts';
 import { decompress } from '../../src/raster/codecs/index.ts';
 import { toSamples } from '../../src/raster/samples.ts';
 import { unpackMask } from '../../src/raster/pixels.ts';
 import { ZonalError } from '../../src/errors.ts';
+import { inflateBackend, useInflateBackend, type InflateBackend } from '../../src/raster/codecs/deflate.ts';
+
+/** Both inflaters where the native one is built (CI builds it: test/raster/inflate.test.ts checks that). */
+const BACKENDS: InflateBackend[] = inflateBackend().backend === 'libdeflate' ? ['libdeflate', 'node:zlib'] : ['node:zlib'];
 
 interface Entry {
   file: string;
@@ -84,6 +88,7 @@ async function decodeAll(level: RasterLevel, bands: number, reader: Awaited<Retu
 }
 
 describe('GeoTIFF conformance corpus (GDAL-decoded pixels)', () => {
+  afterAll(() => useInflateBackend(BACKENDS[0] as InflateBackend));
   it('has the corpus', () => {
     expect(entries.length).toBeGreaterThanOrEqual(70);
     expect(entries.filter((e) => e.expect === 'read').length).toBeGreaterThanOrEqual(65);
@@ -99,7 +104,8 @@ describe('GeoTIFF conformance corpus (GDAL-decoded pixels)', () => {
     expect((err as ZonalError).message.length).toBeGreaterThan(20);
   });
 
-  it.each(entries.filter((e) => e.expect === 'read').map((e) => [e.file, e] as const))('%s: every pixel as GDAL decodes it', async (_f, entry) => {
+  it.each(entries.filter((e) => e.expect === 'read').flatMap((e) => BACKENDS.map((b) => [e.file, b, e] as const)))('%s (%s): every pixel as GDAL decodes it', async (_f, backend, entry) => {
+    useInflateBackend(backend);
     const reader = await openRaster(source(entry.file));
     const level = reader.info.levels[0] as RasterLevel;
     expect(reader.info.bandCount).toBe(entry.bands);

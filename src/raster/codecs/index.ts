@@ -6,13 +6,13 @@
  * still packed: raster/samples.ts finishes them) or, for image codecs (JPEG, WebP) and LERC, samples
  * already decoded in the machine's order (`native: true`).
  */
-import { inflateSync } from 'node:zlib';
 import type { TileCodec } from '../geotiff-adapter.ts';
 import { geotiffBlockDecode } from '../geotiff-adapter.ts';
 import { decodeJpeg, decodeWebp } from './image.ts';
 import { decodeLerc } from './lerc.ts';
 import { decodeZstd } from './zstd.ts';
 import { decodeXz } from './lzma.ts';
+import { inflate } from './deflate.ts';
 
 export interface Decompressed {
   bytes: Uint8Array;
@@ -20,11 +20,12 @@ export interface Decompressed {
   native: boolean;
 }
 
-type Decoder = (codec: TileCodec, bytes: Uint8Array) => Promise<Decompressed> | Decompressed;
+/** `need`: how many leading bytes the caller needs; a decoder may stop once it has them. */
+type Decoder = (codec: TileCodec, bytes: Uint8Array, need: number) => Promise<Decompressed> | Decompressed;
 
 const raw = (bytes: Uint8Array): Decompressed => ({ bytes, native: false });
 
-/** Expected decoded size of a full tile: sizes zlib's single output chunk. */
+/** Decoded size of a full tile (sizes the output buffers). */
 function tileBytes(codec: TileCodec): number {
   const spp = codec.planarConfiguration === 2 ? 1 : codec.samplesPerPixel;
   return Math.ceil((codec.tileWidth * spp * (codec.bitsPerSample[0] ?? 8)) / 8) * codec.tileHeight;
@@ -34,9 +35,8 @@ const DECODERS: Record<number, { name: string; decode: Decoder }> = {
   // A copy: the samples are finished in place, and the input may be a cached range.
   1: { name: 'none', decode: (_c, b) => raw(new Uint8Array(b)) },
   5: { name: 'LZW', decode: async (c, b) => raw(await geotiffBlockDecode(c.compression, b)) },
-  // One output chunk of the tile's size: zlib's default 16 KiB chunks cost a copy per chunk.
-  8: { name: 'DEFLATE', decode: (c, b) => raw(inflateSync(b, { chunkSize: Math.max(16 * 1024, tileBytes(c) + 64) })) },
-  32946: { name: 'DEFLATE', decode: (c, b) => raw(inflateSync(b, { chunkSize: Math.max(16 * 1024, tileBytes(c) + 64) })) },
+  8: { name: 'DEFLATE', decode: (c, b, need) => raw(inflate(b, tileBytes(c), need)) },
+  32946: { name: 'DEFLATE', decode: (c, b, need) => raw(inflate(b, tileBytes(c), need)) },
   32773: { name: 'PackBits', decode: async (c, b) => raw(await geotiffBlockDecode(c.compression, b)) },
   50000: { name: 'ZSTD', decode: async (c, b) => raw(await decodeZstd(b, tileBytes(c))) },
   34925: { name: 'LZMA', decode: async (_c, b) => raw(await decodeXz(b)) },
@@ -69,9 +69,9 @@ export function supportedCompressions(): string[] {
   return [...new Set(Object.values(DECODERS).map((d) => d.name))];
 }
 
-/** Decompresses one tile or strip (runs in worker threads). */
-export async function decompress(codec: TileCodec, compressed: ArrayBuffer): Promise<Decompressed> {
+/** Decompresses one tile or strip (runs in worker threads); at least its first `need` bytes when given. */
+export async function decompress(codec: TileCodec, compressed: ArrayBuffer, need = tileBytes(codec)): Promise<Decompressed> {
   const entry = DECODERS[codec.compression];
   if (!entry) throw new Error(`no decoder for ${compressionName(codec.compression)}`);
-  return entry.decode(codec, new Uint8Array(compressed));
+  return entry.decode(codec, new Uint8Array(compressed), Math.min(need, tileBytes(codec)));
 }
