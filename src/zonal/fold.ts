@@ -140,6 +140,9 @@ export interface FoldTimes extends DecodeTimes {
   total: number;
   /** Planes decoded. */
   planes: number;
+  /** Coverages of a zone on a block worked out, and taken from the thread's cache (FoldZone.key). */
+  coverages: number;
+  reused: number;
 }
 
 export interface FoldResult {
@@ -300,11 +303,18 @@ function foldProgram(task: FoldTask, program: FoldProgram, zone: FoldZone, raste
   });
 }
 
-function sharedCoverage(zone: FoldZone, win: PixelWindow, levelWidth: number, levelHeight: number): Coverage | null {
-  if (zone.key === undefined) return coverageFor(zone, win, levelWidth, levelHeight);
+function sharedCoverage(zone: FoldZone, win: PixelWindow, levelWidth: number, levelHeight: number, times: FoldTimes): Coverage | null {
+  if (zone.key === undefined) {
+    times.coverages++;
+    return coverageFor(zone, win, levelWidth, levelHeight);
+  }
   const key = `${zone.key}\n${win.col0},${win.row0},${win.width},${win.height}`;
   const hit = coverages.get(key);
-  if (hit !== undefined) return hit.weights.length === 0 ? null : hit;
+  if (hit !== undefined) {
+    times.reused++;
+    return hit.weights.length === 0 ? null : hit;
+  }
+  times.coverages++;
   const cov = coverageFor(zone, win, levelWidth, levelHeight);
   // A miss is kept too (an empty coverage), so that it is not worked out again.
   const kept = cov ?? { window: win, weights: new Float64Array(0) };
@@ -315,7 +325,7 @@ function sharedCoverage(zone: FoldZone, win: PixelWindow, levelWidth: number, le
 /** Decodes each block of a task once and folds every zone that needs it: one partial per zone and block. */
 export async function foldTiles(task: FoldTask): Promise<FoldResult> {
   const start = now();
-  const times: FoldTimes = { inflate: 0, samples: 0, coverage: 0, fold: 0, total: 0, planes: 0 };
+  const times: FoldTimes = { inflate: 0, samples: 0, coverage: 0, fold: 0, total: 0, planes: 0, coverages: 0, reused: 0 };
   const partials: FoldPartial[] = [];
   const decoded: { key: string; plane: DecodedPlane }[] = [];
   const { levelWidth, levelHeight } = task.format;
@@ -349,7 +359,7 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
       const win = intersectWindows(blockWin, zone.window);
       if (!win) continue;
       const t0 = now();
-      const cov = sharedCoverage(zone, win, levelWidth, levelHeight);
+      const cov = sharedCoverage(zone, win, levelWidth, levelHeight, times);
       times.coverage += now() - t0;
       if (!cov) continue;
       // Decoded on first use only: a block no zone selects a pixel of is never decompressed.

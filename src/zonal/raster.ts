@@ -43,7 +43,18 @@ export interface RasterDeps {
   onLevel?(level: { index: number; width: number; height: number; pixelSize: number }): void;
   /** Told a sentence for the user beside a valid answer (an AOI that misses the raster but would not swapped). */
   onNote?(note: string): void;
+  /**
+   * Zone plans shared by the rasters of one request that lie on the same grid (the Items of one tile over
+   * time): a zone is planned once per grid, and the workers reuse its coverage of each block.
+   */
+  plans?: PlanCache;
 }
+
+/** Plans by grid and zone (see RasterDeps.plans); one per request. */
+export type PlanCache = Map<string, PlannedZone>;
+
+/** Names selections that recur across rasters of one grid, unique in the process (FoldZone.key). */
+let shareSerial = 0;
 
 /** The geometry with every position's first two numbers swapped ([lat, lon] given for [lon, lat]). */
 function swapped(g: GeometryRequest): GeometryRequest {
@@ -159,8 +170,20 @@ function parseHistogram(h: RasterRequest['histogram']): HistogramSpec | null {
   return h.range === undefined ? { bins: h.bins } : { bins: h.bins, range: h.range };
 }
 
-/** A zone ready to read: its plan, or the problem that is its answer. */
-export type PlannedZone = { plan: ZonePlan; aoiAreaM2: number; isArea: boolean } | { error: unknown };
+/**
+ * A zone ready to read: its plan, or the problem that is its answer. `share` names a plan that other
+ * rasters of the same grid reuse (their workers then reuse its coverage).
+ */
+export type PlannedZone = { plan: ZonePlan; aoiAreaM2: number; isArea: boolean; share?: string } | { error: unknown };
+
+/** What makes two rasters' plans of a zone the same: the CRS, every level's grid and blocks, the rule. */
+function gridSignature(ctx: RasterContext): string {
+  const levels = ctx.reader.info.levels.map((l) => {
+    const g = l.grid;
+    return [g.x0, g.y0, g.dx, g.dy, g.rx, g.ry, g.width, g.height, l.blockWidth, l.blockHeight].join(',');
+  });
+  return [ctx.reader.info.crs.proj4, ctx.rule, ctx.approx, ...levels].join('\n');
+}
 
 /** A named raster input of band math over several rasters (band 1 of each: a STAC Item's assets). */
 export interface RasterInput {
@@ -361,15 +384,33 @@ export async function rasterZonalStats(req: RasterRequest, deps: RasterDeps): Pr
  * The answers of many zones over one raster, in input order, each as soon as it and every zone before it
  * are complete. Zones are planned here (a zone's problem is its answer); the request's problems throw.
  */
-export async function* rasterZonesStats(req: Omit<RasterRequest, 'aoi'>, geometries: readonly (() => GeometryRequest)[], deps: RasterDeps, sources?: RasterSources): AsyncGenerator<{ statistics: StatsResponse } | { error: unknown }> {
+export async function* rasterZonesStats(
+  req: Omit<RasterRequest, 'aoi'>,
+  geometries: readonly (() => GeometryRequest)[],
+  deps: RasterDeps,
+  sources?: RasterSources,
+  /** With deps.plans: each geometry's name, the same for the same geometry in every call of the request. */
+  keys?: readonly string[],
+): AsyncGenerator<{ statistics: StatsResponse } | { error: unknown }> {
   const ctx = await openRasterContext(req, deps, sources);
   const planned: PlannedZone[] = [];
+  const signature = deps.plans && keys ? gridSignature(ctx) : null;
   for (let i = 0; i < geometries.length; i++) {
-    try {
-      planned.push(planRasterZone(ctx, (geometries[i] as () => GeometryRequest)()));
-    } catch (e) {
-      planned.push({ error: e });
+    const cacheKey = signature === null ? null : `${signature}\n${keys?.[i] ?? ''}`;
+    const hit = cacheKey === null ? undefined : deps.plans?.get(cacheKey);
+    if (hit !== undefined) {
+      planned.push(hit);
+      continue;
     }
+    let zone: PlannedZone;
+    try {
+      zone = planRasterZone(ctx, (geometries[i] as () => GeometryRequest)());
+      if (cacheKey !== null) zone.share = String(++shareSerial);
+    } catch (e) {
+      zone = { error: e };
+    }
+    planned.push(zone);
+    if (cacheKey !== null) deps.plans?.set(cacheKey, zone);
     // Planning is main-thread work (projection, tile walks): let other requests in between slices.
     if (i % PLAN_SLICE === PLAN_SLICE - 1) await new Promise<void>((resolve) => setImmediate(resolve));
     if (deps.signal?.aborted) throw deps.signal.reason;
@@ -515,10 +556,10 @@ async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], run: U
     unit.zones.map((pos) => {
       let k = local.get(pos);
       if (k === undefined) {
-        const z = zones[pos] as { plan: ZonePlan; isArea: boolean };
+        const z = zones[pos] as { plan: ZonePlan; isArea: boolean; share?: string };
         local.set(pos, (k = positions.length));
         positions.push(pos);
-        foldZonesOf.push({ selection: z.plan.selection, window: z.plan.window as NonNullable<ZonePlan['window']>, weighted: weightedOf(z) });
+        foldZonesOf.push({ selection: z.plan.selection, window: z.plan.window as NonNullable<ZonePlan['window']>, weighted: weightedOf(z), ...(z.share ? { key: z.share } : {}) });
       }
       return k;
     }),

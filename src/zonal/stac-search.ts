@@ -15,7 +15,7 @@ import type { BBox } from '../geometry/types.ts';
 import { isGeoTiffAsset, pickAsset, rasterBandsOf, resolveHref } from '../stac/item.ts';
 import { itemMeets, searchItems, type FoundItem } from '../stac/search.ts';
 import { parseInstant, pickItems } from '../stac/time.ts';
-import { rasterZonesStats, type RasterDeps, type RasterInput, type RasterSources } from './raster.ts';
+import { rasterZonesStats, type PlanCache, type RasterDeps, type RasterInput, type RasterSources } from './raster.ts';
 import { expressionInputs } from '../stats/expression.ts';
 import { zoneError, zoneGeometry, type Zone, type ZoneOutcome } from './zones.ts';
 import type { GeometryRequest } from '../schemas/aoi.ts';
@@ -102,6 +102,8 @@ export async function* stacSearchOutcomes(req: RasterStacSearchRequest, zones: r
   const waiting = picks.map((p) => p.length);
   const { stac: _stac, asset: assetKey, time: _time, aoi: _aoi, ...raster } = req;
 
+  // Items of one grid (a tile over time) share each zone's plan, and the workers its coverage.
+  const plans: PlanCache = new Map();
   const answerItem = async (i: number): Promise<void> => {
     const found = items[i] as FoundItem;
     const members = byItem[i] as number[];
@@ -119,7 +121,8 @@ export async function* stacSearchOutcomes(req: RasterStacSearchRequest, zones: r
       const sources: RasterSources | undefined = inputs || classes ? { ...(inputs ? { inputs } : {}), ...(classes ? { classes } : {}) } : undefined;
       const geometries = members.map((z) => () => (planned[z] as Planned).geometry as GeometryRequest);
       let k = 0;
-      for await (const a of rasterZonesStats({ ...raster, url: primary.url }, geometries, { ...deps, bandDefaults: primary.bandDefaults }, sources)) {
+      const keys = members.map(String);
+      for await (const a of rasterZonesStats({ ...raster, url: primary.url }, geometries, { ...deps, bandDefaults: primary.bandDefaults, plans }, sources, keys)) {
         (answers[members[k++] as number] as Map<number, unknown>).set(i, a);
       }
     } catch (e) {
