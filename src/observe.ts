@@ -16,10 +16,10 @@ export const tally = {
   /**
    * Raster fold tasks: milliseconds per phase summed over tasks (the workers' own clocks for inflate,
    * samples (byte order and predictor), coverage, fold and their whole task; the main thread's for the
-   * task's reads and its round trip to a worker), tasks run, planes decoded, coverages worked out and
-   * reused (a zone over Items of one grid).
+   * task's reads and its round trip to a worker), tasks run, planes decoded, bytes decompressed against
+   * those of the whole planes, coverages worked out and reused (a zone over Items of one grid).
    */
-  fold: { tasks: 0, planes: 0, coverages: 0, reused: 0, phases: new Map<string, number>() },
+  fold: { tasks: 0, planes: 0, bytes: 0, whole: 0, coverages: 0, reused: 0, phases: new Map<string, number>() },
 };
 
 function add(map: Map<string, number>, key: string, n: number): void {
@@ -43,12 +43,14 @@ export function countCache(name: string, hit: boolean): void {
 
 /** One raster fold task's phases (see tally.fold). */
 export function countFold(
-  times: { inflate: number; samples: number; coverage: number; fold: number; total: number; planes: number; coverages: number; reused: number },
+  times: { inflate: number; samples: number; bytes: number; whole: number; coverage: number; fold: number; total: number; planes: number; coverages: number; reused: number },
   fetchMs: number,
   runMs: number,
 ): void {
   tally.fold.tasks += 1;
   tally.fold.planes += times.planes;
+  tally.fold.bytes += times.bytes;
+  tally.fold.whole += times.whole;
   tally.fold.coverages += times.coverages;
   tally.fold.reused += times.reused;
   const p = tally.fold.phases;

@@ -96,6 +96,8 @@ export const metricsPlugin = fp<{ runner: FoldRunner }>(async (app: FastifyInsta
   for (const [name, help, read] of [
     ['zonal_fold_tasks_total', 'Raster fold tasks run by the workers.', () => tally.fold.tasks],
     ['zonal_fold_planes_total', 'Block planes decoded by raster fold tasks.', () => tally.fold.planes],
+    ['zonal_fold_decompressed_bytes_total', 'Bytes the codecs produced for raster fold tasks (a decode that stops after the last row needed makes fewer).', () => tally.fold.bytes],
+    ['zonal_fold_whole_bytes_total', 'Bytes of the whole block planes raster fold tasks decoded (what whole decodes would have produced).', () => tally.fold.whole],
     ['zonal_fold_coverages_total', 'Coverages of a zone on a block worked out by raster fold tasks.', () => tally.fold.coverages],
     ['zonal_fold_coverages_reused_total', 'Coverages of a zone on a block reused from a worker\'s cache (a zone over rasters of one grid).', () => tally.fold.reused],
     ['zonal_pixels_total', 'Pixels in the windows read for zones.', () => tally.pixels],

@@ -50,10 +50,13 @@ export function spanOf(need: PixelWindow, col0: number, row0: number, width: num
   return prefix ? { row0: 0, row1, col1: width } : { row0: need.row0 - row0, row1, col1: need.col0 + need.width - col0 };
 }
 
-/** Milliseconds spent per decoding phase (summed by the caller, reported by bench/ and /metrics). */
+/** Milliseconds spent per decoding phase, and bytes decompressed (summed by the caller, reported by bench/ and /metrics). */
 export interface DecodeTimes {
   inflate: number;
   samples: number;
+  /** Bytes the codecs produced, against `whole`, those of the whole planes (a decode that stops early makes fewer). */
+  bytes: number;
+  whole: number;
 }
 
 /** One block's compressed bytes, as read, and the planes the decoded-tile cache already had. */
@@ -138,6 +141,8 @@ async function decodePlane(codec: TileCodec, bytes: ArrayBuffer, rows: number, s
   if (times) {
     times.inflate += t1 - t0;
     times.samples += now() - t1;
+    times.bytes += d.bytes.byteLength;
+    times.whole += bytesThrough(codec, codec.tileHeight);
   }
   if (view.array.length < codec.tileWidth * spp * (span.row1 - 1) + span.col1 * spp) throw new Error('decoded tile is shorter than expected');
   return { ...view, span };

@@ -453,6 +453,9 @@ function request(url: URL, pinned: Pinned | undefined, range: string | null, sig
 function readBody(res: IncomingMessage, expected: number | undefined, cap: number, signal: AbortSignal): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
+    // A body of known length is copied into its one buffer as it comes (not zero-filled first: every byte
+    // is written before it is handed out, or the read fails); the chunks are not kept.
+    const into = expected !== undefined && expected > 0 ? new Uint8Array(Buffer.allocUnsafeSlow(expected).buffer, 0, expected) : null;
     let received = 0;
     let done = false;
     const finish = (err: unknown, value?: Uint8Array): void => {
@@ -476,11 +479,16 @@ function readBody(res: IncomingMessage, expected: number | undefined, cap: numbe
           : new SourceError('too_large', 'The answer is larger than allowed.', res.statusCode));
         return;
       }
-      chunks.push(chunk);
+      if (into !== null) into.set(chunk, received - chunk.byteLength);
+      else chunks.push(chunk);
     });
     res.once('end', () => {
       if (expected !== undefined && received !== expected) {
         finish(truncated(res.statusCode));
+        return;
+      }
+      if (into !== null) {
+        finish(undefined, into);
         return;
       }
       const out = new Uint8Array(received);
@@ -492,7 +500,10 @@ function readBody(res: IncomingMessage, expected: number | undefined, cap: numbe
       finish(undefined, out);
     });
     res.once('error', (e) => finish(errorCode(e) === 'ECONNRESET' ? truncated(res.statusCode) : networkFailure(e)));
-    res.once('close', () => finish(truncated(res.statusCode)));
+    // After 'end' this changes nothing: the error is only made when the body is still short.
+    res.once('close', () => {
+      if (!done) finish(truncated(res.statusCode));
+    });
   });
 }
 

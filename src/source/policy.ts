@@ -69,8 +69,18 @@ export function isPublicAddress(ip: string): boolean {
   return addr !== undefined && isPublicParsed(addr);
 }
 
+/** Parsed allow-list entries: the list is fixed at start, and every upstream connection checks it. */
+const ranges = new Map<string, [Address, number] | undefined>();
+
 /** Parses one allow-list entry: a CIDR range or a single address (as /32 or /128). */
 function parseRange(entry: string): [Address, number] | undefined {
+  if (ranges.has(entry)) return ranges.get(entry);
+  const range = parseEntry(entry);
+  if (ranges.size < 1024) ranges.set(entry, range);
+  return range;
+}
+
+function parseEntry(entry: string): [Address, number] | undefined {
   const s = entry.trim();
   try {
     if (s.includes('/')) return ipaddr.parseCIDR(s);

@@ -37,9 +37,14 @@ export interface FoldRunner {
 const WORKER_YOUNG_GENERATION_MB = 16;
 const WORKER_OLD_GENERATION_MB = 1024;
 
-/** The blocks' bytes move to the worker (the reader hands out buffers of their own): no copy. */
-function blockBuffers(blocks: readonly { planes: readonly (ArrayBuffer | null)[]; mask: ArrayBuffer | null }[]): ArrayBuffer[] {
-  return [...new Set(blocks.flatMap((b) => [...b.planes, b.mask]).filter((x): x is ArrayBuffer => x !== null))];
+type Blocks = readonly { planes: readonly (ArrayBuffer | null)[]; mask: ArrayBuffer | null }[];
+
+/**
+ * The blocks' bytes move to the worker (the reader hands out buffers of their own): no copy. Every raster
+ * of a task counts: band math inputs and class blocks were once cloned, ~4 MB a task.
+ */
+function blockBuffers(...groups: Blocks[]): ArrayBuffer[] {
+  return [...new Set(groups.flatMap((blocks) => blocks.flatMap((b) => [...b.planes, b.mask])).filter((x): x is ArrayBuffer => x !== null))];
 }
 
 export function createFoldRunner(workers: number): FoldRunner {
@@ -90,8 +95,9 @@ export function createFoldRunner(workers: number): FoldRunner {
     // vector request took ~600 MiB of RSS, with these ~400 MiB at the same speed (bench/vector, issue 9).
     // The request limits (pixels, features) keep a task's live data far below 1 GiB.
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB, maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB },
-    // Source files are TypeScript: load the same tsx loader the main thread runs with.
-    execArgv: isTs ? ['--import', 'tsx'] : [],
+    // Source files are TypeScript: load the same tsx loader the main thread runs with. V8's CPU profiler
+    // (node --cpu-prof) profiles the threads too (bench/stac's per-tile profile).
+    execArgv: [...(isTs ? ['--import', 'tsx'] : []), ...process.execArgv.filter((a) => a.startsWith('--cpu-prof'))],
   });
   const warmed = Array.from({ length: workers }, () => pool.run(null, { name: 'warm' }) as Promise<InflateInfo>);
   // A thread that fails to warm is replaced by piscina; the first answer tells the threads' inflater.
@@ -109,7 +115,7 @@ export function createFoldRunner(workers: number): FoldRunner {
     }
   };
   return {
-    run: (task, signal) => send<FoldResult>(undefined, task, blockBuffers(task.blocks), signal),
+    run: (task, signal) => send<FoldResult>(undefined, task, blockBuffers(task.blocks, ...(task.extras ?? []).map((e) => e.blocks), task.classes?.blocks ?? []), signal),
     vectorGroup: (task, signal) => send<VectorGroupResult>('vectorGroup', task, task.group.ranges.map((r) => r.bytes), signal),
     vectorGroupZones: (task, signal) => send<VectorGroupResult[]>('vectorGroupZones', task, task.group.ranges.map((r) => r.bytes), signal),
     preview: (task, signal) => send<PreviewGrid>('preview', task, blockBuffers(task.blocks), signal),

@@ -325,7 +325,7 @@ function sharedCoverage(zone: FoldZone, win: PixelWindow, levelWidth: number, le
 /** Decodes each block of a task once and folds every zone that needs it: one partial per zone and block. */
 export async function foldTiles(task: FoldTask): Promise<FoldResult> {
   const start = now();
-  const times: FoldTimes = { inflate: 0, samples: 0, coverage: 0, fold: 0, total: 0, planes: 0, coverages: 0, reused: 0 };
+  const times: FoldTimes = { inflate: 0, samples: 0, bytes: 0, whole: 0, coverage: 0, fold: 0, total: 0, planes: 0, coverages: 0, reused: 0 };
   const partials: FoldPartial[] = [];
   const decoded: { key: string; plane: DecodedPlane }[] = [];
   const { levelWidth, levelHeight } = task.format;

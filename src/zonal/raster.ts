@@ -26,7 +26,7 @@ import { mergePartials, type FoldBand, type FoldPartial, type FoldProgram, type 
 import { expressionInputs } from '../stats/expression.ts';
 import type { PixelRule } from '../coverage/coverage.ts';
 import { bandStats } from './respond.ts';
-import { inInputOrder } from './schedule.ts';
+import { inInputOrder, type Slots } from './schedule.ts';
 import { countFold, tally } from '../observe.ts';
 import { classesOf, histogramOf, type HistogramSpec } from '../stats/histogram.ts';
 import type { FoldRunner } from '../workers/pool.ts';
@@ -48,6 +48,8 @@ export interface RasterDeps {
    * time): a zone is planned once per grid, and the workers reuse its coverage of each block.
    */
   plans?: PlanCache;
+  /** Task slots shared with the other rasters of the request (each task holds one from its reads to its result). */
+  slots?: Slots;
 }
 
 /** Plans by grid and zone (see RasterDeps.plans); one per request. */
@@ -522,7 +524,14 @@ async function* foldPass(ctx: RasterContext, zones: readonly PlannedZone[]): Asy
   });
 
   const work = tasks.map((run) => async (): Promise<void> => {
-    const { result, positions } = await runTask(ctx, zones, run);
+    await deps.slots?.acquire();
+    let ran: Awaited<ReturnType<typeof runTask>>;
+    try {
+      ran = await runTask(ctx, zones, run);
+    } finally {
+      deps.slots?.release();
+    }
+    const { result, positions } = ran;
     for (const p of result.partials) (partials[positions[p.zone] as number] as { block: number; bands: FoldPartial['bands'] }[]).push({ block: (run[p.block] as Unit).block, bands: p.bands });
     for (const unit of run) for (const pos of unit.zones) if (--remaining[pos] === 0) finish(pos);
   });

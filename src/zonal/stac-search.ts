@@ -16,6 +16,7 @@ import { isGeoTiffAsset, pickAsset, rasterBandsOf, resolveHref } from '../stac/i
 import { itemMeets, searchItems, type FoundItem } from '../stac/search.ts';
 import { parseInstant, pickItems } from '../stac/time.ts';
 import { rasterZonesStats, type PlanCache, type RasterDeps, type RasterInput, type RasterSources } from './raster.ts';
+import { Slots } from './schedule.ts';
 import { expressionInputs } from '../stats/expression.ts';
 import { zoneError, zoneGeometry, type Zone, type ZoneOutcome } from './zones.ts';
 import type { GeometryRequest } from '../schemas/aoi.ts';
@@ -24,8 +25,13 @@ export interface StacSearchDeps extends RasterDeps {
   json: JsonClient;
 }
 
-/** Items answered at once (each reads its own tiles, in the worker pool). */
-const ITEMS_IN_FLIGHT = 2;
+/**
+ * Items open at once: while some decode, the next ones read their headers and plan. Their tasks share
+ * TASK_SLOTS_PER_WORKER × workers slots, which bound the blocks read ahead of the workers (about 4 tiles
+ * of each asset a task).
+ */
+const ITEMS_IN_FLIGHT = 4;
+const TASK_SLOTS_PER_WORKER = 4;
 
 interface Planned {
   zone: Zone;
@@ -104,6 +110,7 @@ export async function* stacSearchOutcomes(req: RasterStacSearchRequest, zones: r
 
   // Items of one grid (a tile over time) share each zone's plan, and the workers its coverage.
   const plans: PlanCache = new Map();
+  const slots = new Slots(TASK_SLOTS_PER_WORKER * Math.max(1, config.workers));
   const answerItem = async (i: number): Promise<void> => {
     const found = items[i] as FoundItem;
     const members = byItem[i] as number[];
@@ -122,7 +129,7 @@ export async function* stacSearchOutcomes(req: RasterStacSearchRequest, zones: r
       const geometries = members.map((z) => () => (planned[z] as Planned).geometry as GeometryRequest);
       let k = 0;
       const keys = members.map(String);
-      for await (const a of rasterZonesStats({ ...raster, url: primary.url }, geometries, { ...deps, bandDefaults: primary.bandDefaults, plans }, sources, keys)) {
+      for await (const a of rasterZonesStats({ ...raster, url: primary.url }, geometries, { ...deps, bandDefaults: primary.bandDefaults, plans, slots }, sources, keys)) {
         (answers[members[k++] as number] as Map<number, unknown>).set(i, a);
       }
     } catch (e) {
