@@ -72,7 +72,7 @@ function sum64(a: BigUint64Array, stride: number, spp: number, s: BlockSpan): vo
  * Horizontal differencing (predictor 2) undone for 8/16/32/64-bit samples in machine order, `spp` samples
  * per pixel, on `span` (rows beyond the buffer are left alone: a short strip).
  */
-export function undoHorizontal(buf: ArrayBuffer, width: number, rows: number, spp: number, bits: number, span: BlockSpan = wholeSpan(width, rows)): void {
+export function undoHorizontal(buf: ArrayBufferLike, width: number, rows: number, spp: number, bits: number, span: BlockSpan = wholeSpan(width, rows)): void {
   const stride = width * spp;
   const size = bits >> 3;
   const row1 = Math.min(span.row1, rows, Math.floor(buf.byteLength / size / stride));
@@ -91,7 +91,7 @@ export function undoHorizontal(buf: ArrayBuffer, width: number, rows: number, sp
  * Float32 COG) a new buffer written in one pass (each plane's running sum starts from the sum of the
  * planes before it; ~2× faster than summing then interleaving), whose rows outside `span` are zero.
  */
-export function undoFloatingPoint(buf: ArrayBuffer, width: number, rows: number, spp: number, bits: number, span: BlockSpan = wholeSpan(width, rows)): ArrayBuffer {
+export function undoFloatingPoint(buf: ArrayBufferLike, width: number, rows: number, spp: number, bits: number, span: BlockSpan = wholeSpan(width, rows)): ArrayBufferLike {
   const bps = bits / 8;
   const wc = width * spp;
   const rowBytes = wc * bps;

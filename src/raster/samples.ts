@@ -58,12 +58,13 @@ export function sampleType(format: number, bits: number): SampleType {
  * The bytes as an ArrayBuffer of their own (they are changed in place next; the samples are views from its
  * start), copied only when they do not start it (a view into a shared pool).
  */
-function aligned(bytes: Uint8Array): ArrayBuffer {
-  if (bytes.byteOffset === 0 && bytes.buffer instanceof ArrayBuffer) return bytes.buffer;
+function aligned(bytes: Uint8Array): ArrayBufferLike {
+  // A SharedArrayBuffer (a plane decoded straight into the decoded-tile cache's memory) is used as it is.
+  if (bytes.byteOffset === 0) return bytes.buffer;
   return new Uint8Array(bytes).buffer;
 }
 
-function typed(dtype: string, buf: ArrayBuffer, n: number): SampleView {
+function typed(dtype: string, buf: ArrayBufferLike, n: number): SampleView {
   switch (dtype) {
     case 'uint8': return { array: new Uint8Array(buf, 0, n), isBig: false };
     case 'int8': return { array: new Int8Array(buf, 0, n), isBig: false };

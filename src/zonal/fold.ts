@@ -4,7 +4,7 @@
  * partial accumulator per zone and block (exactextract's mergeable partials). Runs in a worker thread
  * (src/workers/fold-worker.ts) or inline; its input and output are plain cloneable data.
  */
-import { decodeBlock, sampleAt, spanOf, type DecodedPlane, type BlockFormat, type DecodedBlock, type DecodeTimes, type EncodedBlock } from '../raster/decode.ts';
+import { decodeBlock, recycle, sampleAt, spanOf, type DecodedPlane, type BlockFormat, type DecodedBlock, type DecodeTimes, type EncodedBlock } from '../raster/decode.ts';
 import { intersectWindows, type Grid, type PixelWindow } from '../raster/grid.ts';
 import { blocksUnder, cellUnder } from '../raster/plan.ts';
 import { pixelAreas, type PixelAreaSpec } from '../raster/pixel-area.ts';
@@ -375,7 +375,10 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
       partials.push({ zone: z, block: k, bands: task.program ? foldProgram(task, task.program, zone, rasters, classAt, cov) : foldZone(task, zone, block, cov) });
       times.fold += now() - t1;
     }
+    // Every zone of the block is folded: its planes' buffers serve the next blocks.
+    for (const r of rasters) recycle(r);
   }
+  for (const c of classBlocks.values()) recycle(await c);
   times.total = now() - start;
   return { partials, decoded, times };
 }

@@ -649,7 +649,7 @@ async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], run: U
     const runStart = performance.now();
     const result = await deps.runner.run(task, deps.signal);
     countFold(result.times, fetchMs, performance.now() - runStart);
-    for (const { key, plane } of result.decoded) decodedTiles.put(key, plane, plane.array.byteLength, cacheBytes);
+    for (const { key, plane } of result.decoded) decodedTiles.put(key, plane, plane.array.buffer.byteLength, cacheBytes);
     return { result, positions };
   } catch (e) {
     if (deps.signal?.aborted) throw e;

@@ -121,3 +121,34 @@ describe('inflate: libdeflate and node:zlib', () => {
     }
   });
 });
+
+describe('decoded blocks reuse their buffers', () => {
+  it('a block decoded into a recycled buffer equals the block decoded afresh, for every block of two rasters in turn', async () => {
+    const { recycle } = await import('../../src/raster/decode.ts');
+    const files = ['elev_deflate.tif', 'l7_cog.tif', 'uint16_pred2_li.tif', 'float32_pred3_li.tif'];
+    const all: { format: ReturnType<Awaited<ReturnType<typeof openRaster>>['blockFormat']>; block: Awaited<ReturnType<Awaited<ReturnType<typeof openRaster>>['readBlocks']>>[number] }[] = [];
+    for (const file of files) {
+      const reader = await openRaster(new MemorySource(readFileSync(new URL(file, DIR)), `file:///conformance/${file}`));
+      const level = reader.info.levels[0] as RasterLevel;
+      const bands = Array.from({ length: reader.info.bandCount }, (_, b) => b + 1);
+      const count = Math.ceil(level.grid.width / level.blockWidth) * Math.ceil(level.grid.height / level.blockHeight);
+      // Each block read twice: one copy decoded into spare buffers, the other afresh (bytes move to a worker, so each decode has its own).
+      const ids = Array.from({ length: count }, (_, i) => i);
+      const a = await reader.readBlocks(level, ids, bands);
+      const format = reader.blockFormat(level, bands);
+      a.forEach((block) => all.push({ format, block }));
+    }
+    const snapshot = (d: Awaited<ReturnType<typeof decodeBlock>>) => d.bands.map((b) => (b.values ? Array.from(b.values as ArrayLike<number | bigint>, (v) => String(v)) : null));
+    const expected = [];
+    for (const { format, block } of all) expected.push(snapshot(await decodeBlock(format, block, false)));
+    // Decode, recycle, decode the next: later blocks land in buffers that held other files' samples.
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < all.length; i++) {
+        const { format, block } = all[i] as (typeof all)[number];
+        const d = await decodeBlock(format, block, false);
+        expect(snapshot(d), `block ${i}`).toEqual(expected[i]);
+        recycle(d);
+      }
+    }
+  });
+});

@@ -50,17 +50,25 @@ export function inflateBackend(): InflateInfo {
 }
 
 /**
+ * An output buffer of `n` bytes from offset 0 of its own buffer (the caller may hand out a larger spare
+ * one, up to `most`, or one on a SharedArrayBuffer): its contents are overwritten.
+ */
+export type Allocate = (n: number, most: number) => Uint8Array;
+
+const fresh: Allocate = (n) => new Uint8Array(Buffer.allocUnsafeSlow(n).buffer, 0, n);
+
+/**
  * A zlib stream's first `need` bytes (of `size`, the block's whole decoded size): at least `need` bytes
  * when the stream holds them, more when stopping early would not pay. The result is a view from offset 0
  * of a buffer of its own (samples are finished in place). With `backend` a test picks the path.
  */
-export function inflate(bytes: Uint8Array, size: number, need = size, backend: InflateBackend = preferred): Uint8Array {
+export function inflate(bytes: Uint8Array, size: number, need = size, backend: InflateBackend = preferred, alloc: Allocate = fresh): Uint8Array {
   const binding = loaded.binding;
   if (backend === 'libdeflate' && binding) {
     const margin = binding.prefixMargin;
     // Stopping early buys nothing within the margin of the end.
     const room = need + margin < size ? need + margin : size + margin;
-    const out = Buffer.allocUnsafeSlow(room);
+    const out = alloc(room, size + margin);
     const n = binding.inflate(bytes, out);
     return new Uint8Array(out.buffer, 0, room === size + margin ? Math.min(n, size) : n);
   }

@@ -12,7 +12,9 @@ import { decodeJpeg, decodeWebp } from './image.ts';
 import { decodeLerc } from './lerc.ts';
 import { decodeZstd } from './zstd.ts';
 import { decodeXz } from './lzma.ts';
-import { inflate } from './deflate.ts';
+import { inflate, type Allocate } from './deflate.ts';
+
+export type { Allocate };
 
 export interface Decompressed {
   bytes: Uint8Array;
@@ -20,8 +22,11 @@ export interface Decompressed {
   native: boolean;
 }
 
-/** `need`: how many leading bytes the caller needs; a decoder may stop once it has them. */
-type Decoder = (codec: TileCodec, bytes: Uint8Array, need: number) => Promise<Decompressed> | Decompressed;
+/**
+ * `need`: how many leading bytes the caller needs; a decoder may stop once it has them. `alloc`: where a
+ * decoder that writes into a buffer of the caller's may write (DEFLATE through libdeflate).
+ */
+type Decoder = (codec: TileCodec, bytes: Uint8Array, need: number, alloc?: Allocate) => Promise<Decompressed> | Decompressed;
 
 const raw = (bytes: Uint8Array): Decompressed => ({ bytes, native: false });
 
@@ -35,8 +40,8 @@ const DECODERS: Record<number, { name: string; decode: Decoder }> = {
   // A copy: the samples are finished in place, and the input may be a cached range.
   1: { name: 'none', decode: (_c, b) => raw(new Uint8Array(b)) },
   5: { name: 'LZW', decode: async (c, b) => raw(await geotiffBlockDecode(c.compression, b)) },
-  8: { name: 'DEFLATE', decode: (c, b, need) => raw(inflate(b, tileBytes(c), need)) },
-  32946: { name: 'DEFLATE', decode: (c, b, need) => raw(inflate(b, tileBytes(c), need)) },
+  8: { name: 'DEFLATE', decode: (c, b, need, alloc) => raw(inflate(b, tileBytes(c), need, undefined, alloc)) },
+  32946: { name: 'DEFLATE', decode: (c, b, need, alloc) => raw(inflate(b, tileBytes(c), need, undefined, alloc)) },
   32773: { name: 'PackBits', decode: async (c, b) => raw(await geotiffBlockDecode(c.compression, b)) },
   50000: { name: 'ZSTD', decode: async (c, b) => raw(await decodeZstd(b, tileBytes(c))) },
   34925: { name: 'LZMA', decode: async (_c, b) => raw(await decodeXz(b)) },
@@ -70,8 +75,8 @@ export function supportedCompressions(): string[] {
 }
 
 /** Decompresses one tile or strip (runs in worker threads); at least its first `need` bytes when given. */
-export async function decompress(codec: TileCodec, compressed: ArrayBuffer, need = tileBytes(codec)): Promise<Decompressed> {
+export async function decompress(codec: TileCodec, compressed: ArrayBuffer, need = tileBytes(codec), alloc?: Allocate): Promise<Decompressed> {
   const entry = DECODERS[codec.compression];
   if (!entry) throw new Error(`no decoder for ${compressionName(codec.compression)}`);
-  return entry.decode(codec, new Uint8Array(compressed), Math.min(need, tileBytes(codec)));
+  return entry.decode(codec, new Uint8Array(compressed), Math.min(need, tileBytes(codec)), alloc);
 }
