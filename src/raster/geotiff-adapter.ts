@@ -2,42 +2,13 @@
  * The only file that imports geotiff.js (ARCHITECTURE §2: a heavy library enters through one adapter).
  *
  * geotiff.js parses the TIFF header (IFDs, GeoKeys, tag values) over our ByteSource; tile bytes are then
- * fetched by reader.ts and decompressed by raster/codecs/ in worker threads, which borrow only geotiff's
- * LZW and PackBits decoders from here. Predictors, byte order and bit packing are undone by
- * raster/samples.ts (geotiff's own predictor step ignores the file's byte order).
+ * fetched by reader.ts and decompressed by raster/codecs/ in worker threads (none of geotiff's decoders).
+ * Predictors, byte order and bit packing are undone by raster/samples.ts (geotiff's own predictor step
+ * ignores the file's byte order).
  */
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { GeoTIFF as GeoTIFFClass } from 'geotiff';
 import { readHead, type ByteSource } from '../source/source.ts';
 import { countCache } from '../observe.ts';
-
-/*
- * geotiff's main entry pulls in the `web-worker` package, which takes over any worker thread that
- * imports it. So worker threads load only geotiff's LZW and PackBits decoders (by file, past the
- * package's export map), and the main entry is imported lazily, on the main thread only.
- */
-const geotiffDir = dirname(createRequire(import.meta.url).resolve('geotiff'));
-const moduleFile = (rel: string) => pathToFileURL(join(geotiffDir, '..', 'dist-module', rel)).href;
-
-type BlockDecoder = new (parameters: object) => { decodeBlock(buffer: ArrayBuffer): ArrayBufferLike };
-const blockDecoders = new Map<number, Promise<BlockDecoder>>();
-const BLOCK_DECODER_FILES: Record<number, string> = { 5: 'compression/lzw.js', 32773: 'compression/packbits.js' };
-
-/** LZW (5) or PackBits (32773) decompression by geotiff's decoders, without their predictor step. */
-export async function geotiffBlockDecode(compression: number, bytes: Uint8Array): Promise<Uint8Array> {
-  const file = BLOCK_DECODER_FILES[compression];
-  if (file === undefined) throw new Error(`geotiff block decoder for compression ${compression}`);
-  let decoder = blockDecoders.get(compression);
-  if (!decoder) {
-    decoder = import(moduleFile(file)).then((m) => (m as { default: BlockDecoder }).default);
-    blockDecoders.set(compression, decoder);
-  }
-  const Decoder = await decoder;
-  const input = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-  return new Uint8Array(new Decoder({}).decodeBlock(input));
-}
 
 /** Everything a worker needs to decode one compressed tile into raw samples (plain data, cloneable). */
 export interface TileCodec {
@@ -149,6 +120,8 @@ async function parseHeader(source: ByteSource, header: ArrayBuffer, signal?: Abo
   const size = await source.size(signal);
   const client = geotiffClient(source, size, header, signal);
   // geotiff's types want a BaseSource; ours has the same shape (fetch, fileSize, close).
+  // geotiff's main entry pulls in the `web-worker` package, which takes over any worker thread that
+  // imports it: imported lazily, on the main thread only.
   const { GeoTIFF } = (await import('geotiff')) as { GeoTIFF: typeof GeoTIFFClass };
   const tiff = await GeoTIFF.fromSource(client as unknown as Parameters<typeof GeoTIFFClass.fromSource>[0], undefined, signal);
   const littleEndian = (tiff as unknown as { littleEndian: boolean }).littleEndian;
