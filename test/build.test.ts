@@ -8,6 +8,7 @@ import { get, request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES } from './helpers/build-app.ts';
+import { inflateBackend } from '../src/raster/codecs/deflate.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
@@ -41,8 +42,10 @@ describe('npm start: the compiled server', () => {
       });
     });
     // The process runs dist/server.js under node, without tsx's loader.
-    const config = lines.map((l) => JSON.parse(l) as { msg?: string; config?: { workers: number } }).find((l) => l.msg === 'configuration');
+    const config = lines.map((l) => JSON.parse(l) as { msg?: string; config?: { workers: number }; inflate?: { backend: string; reason: string } }).find((l) => l.msg === 'configuration');
     expect(config?.config?.workers).toBeGreaterThan(0);
+    // The same line names the workers' inflater (the compiled worker loads the native binding from dist/).
+    expect(config?.inflate).toEqual(inflateBackend());
     expect((await fetchText(`${base}/health/live`)).status).toBe(200);
     const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const payload = JSON.stringify({ url: `file://${FIXTURES}raster/elev.cog.tif`, aoi: { type: 'Point', coordinates: [6.13, 49.61], radius: 2000 }, stats: ['count'] });

@@ -16,9 +16,9 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-/** Starts a long-lived child (`node <args>`) that prints one JSON line when ready; stdin stays open until stop(). */
-export async function startChild(args: string[], extraEnv: Record<string, string> = {}): Promise<Child> {
-  const proc = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...extraEnv }, stdio: ['pipe', 'pipe', 'pipe'] });
+/** Starts a long-lived child (`node <args>`, in `cwd`) that prints one JSON line when ready; stdin stays open until stop(). */
+export async function startChild(args: string[], extraEnv: Record<string, string> = {}, cwd = ROOT): Promise<Child> {
+  const proc = spawn(process.execPath, args, { cwd, env: { ...process.env, ...extraEnv }, stdio: ['pipe', 'pipe', 'pipe'] });
   const stderr: string[] = [];
   createInterface({ input: proc.stderr! }).on('line', (l) => stderr.push(l));
   const lines = createInterface({ input: proc.stdout! });
@@ -44,9 +44,12 @@ export async function startChild(args: string[], extraEnv: Record<string, string
   };
 }
 
-/** The service (bench/lib/service.ts) in its own process; `port` and `pid` from its ready line. */
-export async function startService(env: Record<string, string>): Promise<Child & { port: number; pid: number }> {
-  const child = await startChild(['--import', 'tsx', 'bench/lib/service.ts'], env);
+/**
+ * The service (bench/lib/service.ts) in its own process; `port` and `pid` from its ready line. `root`: the
+ * checkout to run (another commit's worktree, for a before/after), `nodeArgs`: e.g. --cpu-prof.
+ */
+export async function startService(env: Record<string, string>, opts: { root?: string; nodeArgs?: string[] } = {}): Promise<Child & { port: number; pid: number }> {
+  const child = await startChild([...(opts.nodeArgs ?? []), '--import', 'tsx', 'bench/lib/service.ts'], env, opts.root ?? ROOT);
   return { ...child, port: Number(child.info['port']), pid: Number(child.info['pid']) };
 }
 

@@ -17,7 +17,11 @@
  * (stac_items/b<k>), so B finds nothing A left in the service's caches. Run: bash bench/stac/run.sh.
  * Environment: BENCH_LATENCY_MS (20: each upstream request, files and STAC API alike), BENCH_INFLIGHT (4:
  * B's requests in flight; a list such as 1,4 runs B once per entry), BENCH_SINGLE (1: run B), BENCH_OLD (1:
- * A on the old data too), BENCH_GDAL (1: run G), BENCH_VSICURL (1: run V).
+ * A on the old data too), BENCH_GDAL (1: run G), BENCH_VSICURL (1: run V). BENCH_PROFILE=<dir>: only A,
+ * with V8's CPU profiler in every thread of the service (node --cpu-prof into <dir>), then each thread's
+ * time by phase (bench/lib/cpuprofile.ts) per decoded plane; BENCH_SERVICE_ROOT: the checkout whose service
+ * runs (a worktree of an earlier commit, for the before/after profile), BENCH_PLANES: the planes A decodes
+ * when that service does not count them.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -25,6 +29,7 @@ import { join } from 'node:path';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { startStacApi, type Item, type StacApi } from '../../test/helpers/stac-api.ts';
 import { runJson, startChild, startService } from '../lib/child.ts';
+import { summarise } from '../lib/cpuprofile.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const DATA = join(ROOT, 'bench', 'data');
@@ -36,6 +41,7 @@ const RUN_SINGLE = (env['BENCH_SINGLE'] ?? '1') !== '0';
 const RUN_OLD = (env['BENCH_OLD'] ?? '1') !== '0';
 const RUN_GDAL = (env['BENCH_GDAL'] ?? '1') !== '0';
 const RUN_VSICURL = (env['BENCH_VSICURL'] ?? '1') !== '0';
+const PROFILE = env['BENCH_PROFILE'];
 const ITEMS = 24;
 const CORES = 2; // the service's workers (ZONAL_WORKERS) and the machine's cores
 const COG = 'image/tiff; application=geotiff; profile=cloud-optimized';
@@ -178,7 +184,10 @@ async function main(): Promise<void> {
   const api = await apiOf(items);
   const apiB = await apiOf(itemsOf('s2_', 'b'));
   const apiOld = RUN_OLD ? await apiOf(itemsOf('stac_', 'i')) : null;
-  const service = await startService({ ZONAL_WORKERS: String(CORES), ZONAL_DATA_ROOTS: realpathSync(DATA), ZONAL_ALLOW_PRIVATE_NETWORKS: '127.0.0.1/32', LOG_LEVEL: 'warn' });
+  const service = await startService(
+    { ZONAL_WORKERS: String(CORES), ZONAL_DATA_ROOTS: realpathSync(DATA), ZONAL_ALLOW_PRIVATE_NETWORKS: '127.0.0.1/32', LOG_LEVEL: 'warn' },
+    { ...(env['BENCH_SERVICE_ROOT'] ? { root: env['BENCH_SERVICE_ROOT'] } : {}), ...(PROFILE ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] } : {}) },
+  );
   const origin = `http://127.0.0.1:${service.port}`;
   const base = `${origin}/api/v1/zonal-stats/raster/stac/search`;
   const post = async (body: unknown): Promise<{ ms: number; text: string; status: number }> => {
@@ -265,6 +274,23 @@ async function main(): Promise<void> {
     const aErrors = aRows.filter((r) => r.error).length;
     say(`  ${a.status}, ${f2(a.ms / 1000)} s, ${aRows.length} rows (${aErrors} with an error), ${aLog.requests} requests, ${mib(aLog.tileBytes)} MiB of tiles + ${mib(aLog.headerBytes)} MiB of headers; the tiles holding zone pixels: ${mib(holding)} MiB (${ITEMS} × (${tiles.B04.tiles} + ${tiles.B08.tiles} + ${tiles.SCL.tiles} tiles))`);
     say(`  workers busy ${f1(util.busyS)} s = ${pct(util.share)} of ${CORES} × A's wall time (gauge ${util.gauge.map((u) => u.toFixed(4)).join(' → ')}, cumulative since start); process CPU ${f1(util.processS)} s = ${pct(util.processS / (CORES * (a.ms / 1000)))} of ${CORES} cores × wall; main thread ${f1(util.mainS)} s = ${pct(util.mainS / (a.ms / 1000))} of wall${util.planes ? `; ${util.planes} planes decoded` : ''}`);
+
+    if (PROFILE) {
+      // The profiles are written when the service exits: each thread's time by phase, per decoded plane.
+      await service.stop();
+      const planes = util.planes || Number(env['BENCH_PLANES'] ?? Number.NaN);
+      const threads = summarise(PROFILE);
+      const phases = [...new Set(threads.flatMap((t) => [...t.phases.keys()]))].sort((x, y) => threads.reduce((n, t) => n + (t.phases.get(y) ?? 0), 0) - threads.reduce((n, t) => n + (t.phases.get(x) ?? 0), 0));
+      say(`\nCPU profile of the service (${PROFILE}; whole process life: start-up, warm-up, A), ms per decoded plane (${planes} planes):`);
+      say(`| phase | ${threads.map((_, i) => (i === 0 ? 'main thread' : `thread ${i}`)).join(' | ')} | all threads |`);
+      say(`|---|${threads.map(() => '---:|').join('')}---:|`);
+      for (const ph of phases) {
+        const ms = threads.map((t) => t.phases.get(ph) ?? 0);
+        say(`| ${ph} | ${ms.map((m) => f2(m / planes)).join(' | ')} | ${f2(ms.reduce((x, y) => x + y, 0) / planes)} |`);
+      }
+      say(`| sampled (s) | ${threads.map((t) => f1(t.totalMs / 1000)).join(' | ')} | |`);
+      return;
+    }
 
     // ---- A on the old data (smooth values, 512 px tiles, 1 km squares).
     let old: { ms: number; status: number; rows: number; errors: number; reads: ReturnType<typeof readsOf> } | null = null;
