@@ -128,8 +128,10 @@ export function parseStatNames(names: readonly string[], kind: SourceKind): Stat
 
 /** What an accumulator must track to answer a list of statistics (ARCHITECTURE §2). */
 export interface StatNeeds {
-  /** Running moments (Σw, Σv·w, Welford M2): `mean`, `sum`, `std`. */
+  /** Running moments (Σw, Σv·w): `mean`, `sum`, `std`. */
   readonly moments: boolean;
+  /** The centred second moment as well (Welford M2): `std`. */
+  readonly spread: boolean;
   /** Running min and max: `min`, `max`, `range`. */
   readonly minMax: boolean;
   /** Every counted value is kept and sorted once at the end: median, percentiles, majority, minority, unique, freq_hist. */
@@ -143,15 +145,19 @@ export interface StatNeeds {
 /** The accumulator features `names` need. `count` and `nodata` are always tracked (they cost one add). */
 export function needsOf(names: readonly StatName[]): StatNeeds {
   let moments = false;
+  let spread = false;
   let minMax = false;
   let values = false;
   let distinct = false;
   const qs = new Set<number>();
   for (const name of names) {
     switch (name) {
+      case 'std':
+        spread = true;
+        moments = true;
+        break;
       case 'mean':
       case 'sum':
-      case 'std':
         moments = true;
         break;
       case 'min':
@@ -185,5 +191,5 @@ export function needsOf(names: readonly StatName[]): StatNeeds {
       }
     }
   }
-  return { moments, minMax, values, distinct, percentiles: [...qs] };
+  return { moments, spread, minMax, values, distinct, percentiles: [...qs] };
 }

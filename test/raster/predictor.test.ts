@@ -50,3 +50,30 @@ describe('predictors', () => {
     expect(Array.from(got)).toEqual(Array.from(values));
   });
 });
+
+describe('predictor 2 on 16-bit samples, two per word', () => {
+  it('equals the sample-by-sample sum for even and odd widths, spans and wrap-around', () => {
+    for (const width of [2, 7, 8, 1024, 1025]) {
+      const rows = 5;
+      const enc = new Uint16Array(width * rows);
+      let s = 12345;
+      for (let i = 0; i < enc.length; i++) enc[i] = (s = (Math.imul(s, 1103515245) + 12345) >>> 0) >>> 16;
+      const expected = enc.slice();
+      for (let r = 0; r < rows; r++) for (let c = 1; c < width; c++) expected[r * width + c] = ((expected[r * width + c - 1] as number) + (expected[r * width + c] as number)) & 0xffff;
+      const whole = enc.slice();
+      undoHorizontal(whole.buffer, width, rows, 1, 16);
+      expect(Array.from(whole), `width ${width}`).toEqual(Array.from(expected));
+      // Rows 1..3, columns up to an odd and an even end: those samples equal, the rest untouched.
+      for (const col1 of [1, Math.max(1, width - 1), width]) {
+        const part = enc.slice();
+        undoHorizontal(part.buffer, width, rows, 1, 16, { row0: 1, row1: 4, col1 });
+        for (let r = 0; r < rows; r++) {
+          for (let c = 0; c < width; c++) {
+            const inSpan = r >= 1 && r < 4 && c < col1;
+            expect(part[r * width + c], `width ${width} col1 ${col1} r ${r} c ${c}`).toBe(inSpan ? expected[r * width + c] : enc[r * width + c]);
+          }
+        }
+      }
+    }
+  });
+});

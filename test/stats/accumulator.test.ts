@@ -403,3 +403,24 @@ describe('accumulator lifecycle', () => {
     expect(() => restoreAccumulator({ ...snap, unitValues: [] as unknown as Float64Array })).toThrow(TypeError);
   });
 });
+
+describe('the second moment is tracked only for std', () => {
+  it('mean and sum are the same bits with or without std asked, alone and merged, weighted or not', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.double({ min: 0.01, max: 1, noNaN: true })), { minLength: 1, maxLength: 60 }), fc.boolean(), (pairs, weighted) => {
+        const run = (names: StatName[]) => {
+          const a = createAccumulator({ names, weighted });
+          const b = createAccumulator({ names, weighted });
+          pairs.forEach(([v, w], i) => (i % 2 === 0 ? a : b).add(v, w));
+          a.merge(b);
+          return a.result();
+        };
+        const without = run(['mean', 'sum', 'count']);
+        const withStd = run(['mean', 'sum', 'count', 'std']);
+        expect(Object.is(without['mean'], withStd['mean'])).toBe(true);
+        expect(Object.is(without['sum'], withStd['sum'])).toBe(true);
+        expect(without['count']).toBe(withStd['count']);
+      }),
+    );
+  });
+});

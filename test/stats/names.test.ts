@@ -91,10 +91,11 @@ describe('percentileOf / isStatName / validStatNames', () => {
 });
 
 describe('needsOf', () => {
-  it('asks for moments only for mean/sum/std', () => {
-    expect(needsOf(['count', 'min', 'max'])).toEqual({ moments: false, minMax: true, values: false, distinct: false, percentiles: [] });
-    expect(needsOf(['mean']).moments).toBe(true);
-    expect(needsOf(['std']).values).toBe(false);
+  it('asks for moments only for mean/sum/std, and the second moment only for std', () => {
+    expect(needsOf(['count', 'min', 'max'])).toEqual({ moments: false, spread: false, minMax: true, values: false, distinct: false, percentiles: [] });
+    expect(needsOf(['mean'])).toMatchObject({ moments: true, spread: false });
+    expect(needsOf(['sum', 'mean'])).toMatchObject({ moments: true, spread: false });
+    expect(needsOf(['std'])).toMatchObject({ moments: true, spread: true, values: false });
   });
   it('keeps values for the order statistics, and caps distinct values only for unique/freq_hist', () => {
     expect(needsOf(['median', 'percentile_10', 'percentile_50'])).toMatchObject({ values: true, distinct: false, percentiles: [50, 10] });
