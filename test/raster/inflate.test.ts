@@ -125,7 +125,7 @@ describe('inflate: libdeflate and node:zlib', () => {
 describe('decoded blocks reuse their buffers', () => {
   it('a block decoded into a recycled buffer equals the block decoded afresh, for every block of two rasters in turn', async () => {
     const { recycle } = await import('../../src/raster/decode.ts');
-    const files = ['elev_deflate.tif', 'l7_cog.tif', 'uint16_pred2_li.tif', 'float32_pred3_li.tif'];
+    const files = ['elev_deflate.tif', 'l7_cog.tif', 'uint16_pred2_li.tif', 'float32_pred3_li.tif', 'elev_packbits.tif', 'elev_lzw.tif'];
     const all: { format: ReturnType<Awaited<ReturnType<typeof openRaster>>['blockFormat']>; block: Awaited<ReturnType<Awaited<ReturnType<typeof openRaster>>['readBlocks']>>[number] }[] = [];
     for (const file of files) {
       const reader = await openRaster(new MemorySource(readFileSync(new URL(file, DIR)), `file:///conformance/${file}`));

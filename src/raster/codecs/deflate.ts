@@ -2,8 +2,8 @@
  * DEFLATE (TIFF compressions 8 and 32946) through libdeflate, the library GDAL links, by the project's own
  * Node-API binding (native/inflate/, built by scripts/build-native.mjs where a compiler and libdeflate-dev
  * exist); else node:zlib, with the same bytes out. On a 1024 × 1024 UInt16 Sentinel-2 tile libdeflate
- * inflates ~2× faster than node:zlib (bench/codecs), and it can stop once the rows a request needs are
- * out. `ZONAL_INFLATE=zlib` forces node:zlib (read here, since worker threads load this module on their own).
+ * inflates 1.2–1.3× faster than node:zlib (bench/codecs), and it stops once the rows a request needs are
+ * out, at a cost linear in them. `ZONAL_INFLATE=zlib` forces node:zlib (read here, since worker threads load this module on their own).
  */
 import { createRequire } from 'node:module';
 import { inflateSync } from 'node:zlib';
