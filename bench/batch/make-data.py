@@ -22,8 +22,14 @@ bench/data/batch_points_1k.json
     1,000 random lon/lat points (seed 3) at least 600 m inside the raster: the centres of the 1 km circles
     of the throughput part; the first one is the bare point.
 
+bench/data/batch_s2_zones_1k.geojson, batch_s2_zones_10k.geojson, batch_s2_points_1k.json
+    The same (seeds 1, 2 and 3, the same margins) inside the Sentinel-2-layout tile of bench/lib/s2_data.py
+    (bench/data/s2_B04.tif: 10980 x 10980 UInt16, 10 m, EPSG:32633, top-left x = 399960, y = 5200020,
+    109.8 km x 109.8 km): the benchmark's main data since issue 21. That COG is written by
+    bench/lib/s2_data.py (run.sh runs it when the file is missing), not here.
+
 Deterministic: the same seeds give the same files. Each file is skipped when it exists (--force rewrites).
-Usage: /usr/bin/python3 bench/batch/make-data.py [--force]
+Usage: /usr/bin/python3 bench/batch/make-data.py [--force]   (--no-old: only the S2 zones and points)
 """
 import os
 import sys
@@ -54,6 +60,8 @@ BLOCK = 512
 NODATA = -9999.0
 SIDE = 1000.0  # zone side, metres
 FORCE = '--force' in sys.argv
+# The Sentinel-2-layout tile (bench/lib/s2_data.py: X0, Y0, SIZE10, PIX10).
+S2_X0, S2_Y0, S2_SPAN = 399_960.0, 5_200_020.0, 10_980 * 10.0
 
 
 def noise(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
@@ -131,16 +139,17 @@ def to_lonlat() -> osr.CoordinateTransformation:
     return osr.CoordinateTransformation(utm, wgs)
 
 
-def write_zones(n: int, seed: int) -> None:
-    path = os.path.join(DATA, f'batch_zones_{n // 1000}k.geojson')
+def write_zones(n: int, seed: int, prefix: str = 'batch', x0: float = X0, y0: float = Y0, extent: float = SIZE * PIXEL) -> None:
+    """n random SIDE x SIDE squares inside the raster whose top-left corner is (x0, y0) and side `extent` metres."""
+    path = os.path.join(DATA, f'{prefix}_zones_{n // 1000}k.geojson')
     if os.path.exists(path) and not FORCE:
         print(f'{path} exists (use --force to rewrite)')
         return
     rng = np.random.default_rng(seed)
     margin = 100.0
-    span = SIZE * PIXEL - SIDE - 2 * margin
-    xs = X0 + margin + rng.random(n) * span
-    ys = Y0 - SIZE * PIXEL + margin + rng.random(n) * span
+    span = extent - SIDE - 2 * margin
+    xs = x0 + margin + rng.random(n) * span
+    ys = y0 - extent + margin + rng.random(n) * span
     ct = to_lonlat()
     features = []
     for i, (x, y) in enumerate(zip(xs.tolist(), ys.tolist())):
@@ -156,16 +165,16 @@ def write_zones(n: int, seed: int) -> None:
     print(f'wrote {path} ({n:,} zones, {os.path.getsize(path):,} bytes)')
 
 
-def write_points(n: int, seed: int) -> None:
-    path = os.path.join(DATA, 'batch_points_1k.json')
+def write_points(n: int, seed: int, prefix: str = 'batch', x0: float = X0, y0: float = Y0, extent: float = SIZE * PIXEL) -> None:
+    path = os.path.join(DATA, f'{prefix}_points_1k.json')
     if os.path.exists(path) and not FORCE:
         print(f'{path} exists (use --force to rewrite)')
         return
     rng = np.random.default_rng(seed)
     margin = 600.0
-    span = SIZE * PIXEL - 2 * margin
-    xs = X0 + margin + rng.random(n) * span
-    ys = Y0 - SIZE * PIXEL + margin + rng.random(n) * span
+    span = extent - 2 * margin
+    xs = x0 + margin + rng.random(n) * span
+    ys = y0 - extent + margin + rng.random(n) * span
     ct = to_lonlat()
     pts = [list(ct.TransformPoint(x, y)[:2]) for x, y in zip(xs.tolist(), ys.tolist())]
     with open(path, 'w') as f:
@@ -175,10 +184,15 @@ def write_points(n: int, seed: int) -> None:
 
 def main() -> None:
     os.makedirs(DATA, exist_ok=True)
-    write_cog()
-    write_zones(1_000, 1)
-    write_zones(10_000, 2)
-    write_points(1_000, 3)
+    if '--no-old' not in sys.argv:  # the old Float32 COG and its zones (the second row of the 1,000-zone table)
+        write_cog()
+        write_zones(1_000, 1)
+        write_zones(10_000, 2)
+        write_points(1_000, 3)
+    s2 = {'prefix': 'batch_s2', 'x0': S2_X0, 'y0': S2_Y0, 'extent': S2_SPAN}
+    write_zones(1_000, 1, **s2)
+    write_zones(10_000, 2, **s2)
+    write_points(1_000, 3, **s2)
 
 
 if __name__ == '__main__':

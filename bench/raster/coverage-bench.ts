@@ -19,6 +19,7 @@ import { centerCoverage } from '../../src/coverage/center.ts';
 import type { Coverage, PixelGeometry } from '../../src/coverage/coverage.ts';
 import type { Position } from '../../src/geometry/types.ts';
 import type { PixelWindow } from '../../src/raster/grid.ts';
+import { mulberry32 } from '../lib/metrics.ts';
 
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 15);
 const SIDE = 1000;
@@ -27,16 +28,6 @@ const K = 10; // samples per cell side
 
 // --------------------------------------------------------------------------------------------- polygons
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** 1,000-vertex star: radii smoothly varying (sum of 5 random harmonics) plus per-vertex jitter. */
 function starPolygon(n: number, seed: number): Position[] {

@@ -3,7 +3,7 @@
 
   prep  --aois bench/out/aois.json --cog bench/data/dem_10k.cog.tif --out bench/out/prep.json
         For each AOI: its pixel window, the pixels it selects (GDAL's rasterizer, pixel-centre rule), the
-        512 px tiles that hold at least one of them and their compressed bytes (TileByteCounts, read with
+        full-resolution tiles that hold at least one of them and their compressed bytes (TileByteCounts, read with
         GetMetadataItem('BLOCK_SIZE_x_y', 'TIFF')); plus the whole full-resolution tile table, so the
         driver can tell which logged byte ranges were tiles holding AOI pixels.
 
@@ -16,6 +16,12 @@
         has read: a repeated query then re-opens the dataset from cached bytes. With
         --log, the range server's log is reset before and read after each run (outside the timing).
         Prints one JSON object: times_ms, stats, requests / bytes per run, peak RSS.
+
+  seq   --aois … --names A0,A1,…,AN --src PATH_OR_/vsicurl/URL [--warmup K] [--log URL]
+        The GDAL floor over a sequence of AOIs (the "new place" mode: each AOI somewhere else): the first K
+        (default 1) are unmeasured warm-up runs (PROJ, drivers), then one measured run per remaining AOI, in
+        order, each as `run` does (for /vsicurl/: VSICurlClearCache and a fresh open before every run).
+        Prints one JSON object: names, times_ms, stats (one per measured AOI), requests / bytes per run, peak RSS.
 """
 import os
 import sys
@@ -178,6 +184,31 @@ def cmd_run(args) -> None:
                       'gdal': gdal.__version__}))
 
 
+def cmd_seq(args) -> None:
+    aois = json.load(open(args.aois))
+    names = args.names.split(',')
+    for name in names[:args.warmup]:  # warm-up, not measured
+        if args.src.startswith('/vsicurl/'):
+            gdal.VSICurlClearCache()
+        zonal(args.src, aois[name]['polygon'])
+    times, reqs, nbytes, stats = [], [], [], []
+    for name in names[args.warmup:]:
+        if args.src.startswith('/vsicurl/'):
+            gdal.VSICurlClearCache()
+        if args.log:
+            fetch_log(args.log, True)
+        t = time.perf_counter()
+        result = zonal(args.src, aois[name]['polygon'])
+        times.append((time.perf_counter() - t) * 1000)
+        stats.append(result)
+        if args.log:
+            log = fetch_log(args.log, True)
+            reqs.append(len(log))
+            nbytes.append(sum(e[5] for e in log))
+    print(json.dumps({'names': names[args.warmup:], 'times_ms': times, 'stats': stats, 'requests': reqs, 'bytes': nbytes,
+                      'peak_rss_kib': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, 'gdal': gdal.__version__}))
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest='cmd', required=True)
@@ -192,8 +223,14 @@ def main() -> None:
     b.add_argument('--runs', type=int, default=1)
     b.add_argument('--log')
     b.add_argument('--warm', action='store_true')
+    c = sub.add_parser('seq')
+    c.add_argument('--aois', required=True)
+    c.add_argument('--names', required=True)
+    c.add_argument('--src', required=True)
+    c.add_argument('--warmup', type=int, default=1)
+    c.add_argument('--log')
     args = p.parse_args()
-    cmd_prep(args) if args.cmd == 'prep' else cmd_run(args)
+    {'prep': cmd_prep, 'run': cmd_run, 'seq': cmd_seq}[args.cmd](args)
 
 
 if __name__ == '__main__':
