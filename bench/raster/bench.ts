@@ -45,7 +45,9 @@ const RUNS_GB_SMALL = env('BENCH_RUNS_GEOBLAZE_SMALL', 10);
 const RUNS_GB_BIG = env('BENCH_RUNS_GEOBLAZE_BIG', 1);
 const RUNS_NEW = env('BENCH_RUNS_NEW', 20);
 /** Unmeasured queries at their own places before a new-place series (JIT, both workers, the header cached). */
-const NEW_WARMUP = 2;
+// Unmeasured queries at places of their own first: the header, and V8 compiling the request path (2 left the
+// first measured queries in unoptimised code: 1.34× against 1.1× after 8, bench/raster/README.md).
+const NEW_WARMUP = env('BENCH_NEW_WARMUP', 8);
 const NEW_SEEDS: Record<string, number> = { poly40: 21, circle1k: 22 };
 /** Scrape the service's /metrics before and after every new-place query (outside the timing). */
 const NEW_METRICS = env('BENCH_NEW_METRICS', 1) !== 0;

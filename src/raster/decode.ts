@@ -120,6 +120,23 @@ export function sampleAt(block: DecodedBlock, b: number, tr: number, tc: number,
  */
 export const decodedTiles = new TileCache<DecodedPlane>();
 
+/*
+ * The cache's doorkeeper: a plane is kept only when a single-zone request asks for it a second time.
+ * Keeping costs its first request a shared buffer and the predictor over whole rows from the block's top
+ * (bench/raster: about a twentieth of a one-tile request at a new place), which a plane asked for once
+ * never repays. The keys asked for once, most recent last, bounded.
+ */
+const askedOnce = new Map<string, true>();
+const ASKED_ONCE = 8192;
+
+/** Whether a plane's key was asked for before (then its decode is worth keeping); records it otherwise. */
+export function admitted(key: string): boolean {
+  if (askedOnce.delete(key)) return true;
+  askedOnce.set(key, true);
+  if (askedOnce.size > ASKED_ONCE) askedOnce.delete(askedOnce.keys().next().value as string);
+  return false;
+}
+
 /** The same samples on a SharedArrayBuffer (a copy unless they already lie on one), so that every thread can read them. */
 function shared(plane: DecodedPlane): DecodedPlane {
   const { array } = plane;

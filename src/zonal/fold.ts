@@ -7,7 +7,7 @@
 import { decodeBlock, recycle, sampleAt, spanOf, type DecodedPlane, type BlockFormat, type DecodedBlock, type DecodeTimes, type EncodedBlock } from '../raster/decode.ts';
 import { intersectWindows, type Grid, type PixelWindow } from '../raster/grid.ts';
 import { blocksUnder, cellUnder } from '../raster/plan.ts';
-import { pixelAreas, type PixelAreaSpec } from '../raster/pixel-area.ts';
+import { pixelAreaRows, type PixelAreaSpec } from '../raster/pixel-area.ts';
 import type { Selection } from '../raster/plan.ts';
 import { centerCoverage } from '../coverage/center.ts';
 import { pointCoverage } from '../coverage/point.ts';
@@ -79,8 +79,8 @@ export interface FoldTask {
   extras?: { format: BlockFormat; blocks: EncodedBlock[] }[];
   /** A class raster on another grid of the same CRS (a 20 m scene classification under 10 m bands). */
   classes?: ClassSource;
-  /** Return newly decoded planes (on SharedArrayBuffers) for the process-wide decoded-tile cache. */
-  keepDecoded: boolean;
+  /** Per block: return its newly decoded planes (on SharedArrayBuffers) for the process-wide decoded-tile cache. */
+  keep: boolean[];
 }
 
 /** One zone's statistics from one block. */
@@ -147,7 +147,7 @@ export interface FoldTimes extends DecodeTimes {
 
 export interface FoldResult {
   partials: FoldPartial[];
-  /** Planes decoded by this task, for the decoded-tile cache (only with keepDecoded). */
+  /** Planes decoded by this task, for the decoded-tile cache (those of the blocks to keep). */
   decoded: { key: string; plane: DecodedPlane }[];
   times: FoldTimes;
 }
@@ -180,7 +180,7 @@ function coverageFor(zone: FoldZone, win: PixelWindow, levelWidth: number, level
 /** One zone's pixels of one decoded block into one accumulator per band. */
 function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Coverage): BandPartial[] {
   const cw = cov.window;
-  const areas = zone.selection.kind === 'point' ? null : pixelAreas(task.area, cw);
+  const areas = zone.selection.kind === 'point' ? null : pixelAreaRows(task.area, cw);
   const { valid, maskStride } = block;
   const { col0, row0 } = block.window;
   const fill = task.format.fill;
@@ -196,6 +196,7 @@ function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Cove
     let area = 0;
     for (let r = 0; r < cw.height; r++) {
       const tr = cw.row0 + r - row0;
+      const areaRow = areas?.row(r);
       for (let c = 0; c < cw.width; c++) {
         const w = cov.weights[r * cw.width + c] as number;
         if (w <= 0) continue;
@@ -212,8 +213,8 @@ function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Cove
         }
         const value = raw * scale + offset;
         acc.add(value, w);
-        if (areas) {
-          const a = w * (areas[r * cw.width + c] as number);
+        if (areaRow) {
+          const a = w * (areaRow[c] as number);
           area += a;
           if (classes) classes.set(value, (classes.get(value) ?? 0) + a);
         } else if (classes && !classes.has(value)) classes.set(value, 0);
@@ -232,7 +233,7 @@ function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Cove
  */
 function foldProgram(task: FoldTask, program: FoldProgram, zone: FoldZone, rasters: DecodedBlock[], classAt: ((col: number, row: number) => number) | null, cov: Coverage): BandPartial[] {
   const cw = cov.window;
-  const areas = zone.selection.kind === 'point' ? null : pixelAreas(task.area, cw);
+  const areas = zone.selection.kind === 'point' ? null : pixelAreaRows(task.area, cw);
   const block = rasters[0] as DecodedBlock;
   const { valid, maskStride } = block;
   const { col0, row0 } = block.window;
@@ -251,6 +252,7 @@ function foldProgram(task: FoldTask, program: FoldProgram, zone: FoldZone, raste
   const ok = new Uint8Array(task.bands.length);
   for (let r = 0; r < cw.height; r++) {
     const tr = cw.row0 + r - row0;
+    const areaRow = areas?.row(r);
     for (let c = 0; c < cw.width; c++) {
       const w = cov.weights[r * cw.width + c] as number;
       if (w <= 0) continue;
@@ -274,7 +276,7 @@ function foldProgram(task: FoldTask, program: FoldProgram, zone: FoldZone, raste
         ok[b] = good ? 1 : 0;
         inputs[b] = good ? raw * band.scale + band.offset : Number.NaN;
       }
-      const a = areas ? w * (areas[r * cw.width + c] as number) : 0;
+      const a = areaRow ? w * (areaRow[c] as number) : 0;
       for (let o = 0; o < outputs.length; o++) {
         const acc = accs[o] as StatsAccumulator;
         let value: number;
@@ -353,7 +355,8 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
     const blockWin: PixelWindow = { col0: encoded.col0, row0: encoded.row0, width: Math.min(tw, levelWidth - encoded.col0), height: Math.min(task.format.codec.tileHeight, levelHeight - encoded.row0) };
     const need = task.needs?.[k];
     // A block kept for the decoded-tile cache is decoded from its first row, so later requests reuse it.
-    const span = need ? spanOf(need, encoded.col0, encoded.row0, tw, task.keepDecoded) : undefined;
+    const keep = task.keep[k] === true;
+    const span = need ? spanOf(need, encoded.col0, encoded.row0, tw, keep) : undefined;
     for (const z of task.touches[k] ?? []) {
       const zone = task.zones[z] as FoldZone;
       const win = intersectWindows(blockWin, zone.window);
@@ -364,7 +367,7 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
       if (!cov) continue;
       // Decoded on first use only: a block no zone selects a pixel of is never decompressed.
       if (block === null) {
-        block = await decodeBlock(task.format, encoded, task.keepDecoded, span, times);
+        block = await decodeBlock(task.format, encoded, keep, span, times);
         decoded.push(...block.fresh);
         const extras = task.extras ?? [];
         rasters = [block, ...(await Promise.all(extras.map((e) => decodeBlock(e.format, e.blocks[k] as EncodedBlock, false, span, times))))];

@@ -20,7 +20,7 @@ import { needsOf, parseStatNames, type StatName } from '../stats/names.ts';
 import { openRaster, type RasterLevel, type RasterReader } from '../raster/reader.ts';
 import { intersectWindows, pixelSize, toWorld, unionWindows, type Grid, type PixelWindow } from '../raster/grid.ts';
 import { blocksUnder, blockWindow, cellsUnder, planZone, type AoiInCrs, type ZonePlan } from '../raster/plan.ts';
-import { decodedTiles, spanCovers, spanOf, type BlockFormat } from '../raster/decode.ts';
+import { admitted, decodedTiles, spanCovers, spanOf, type BlockFormat } from '../raster/decode.ts';
 import { effectiveNodata } from '../raster/pixels.ts';
 import { mergePartials, type FoldBand, type FoldPartial, type FoldProgram, type FoldResult, type FoldTask, type FoldZone } from './fold.ts';
 import { expressionInputs } from '../stats/expression.ts';
@@ -582,14 +582,17 @@ async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], run: U
     }, null) ?? bw;
   });
   // Planes in the process-wide decoded-tile cache are neither read nor decoded again, when they hold the
-  // rows and columns this task needs.
+  // rows and columns this task needs. Only single-zone requests add to it, a block the second time one asks
+  // for it (a request over many zones decodes each block once, and would push out the hot ones).
   const cacheBytes = deps.config.tileCacheBytes;
-  const keep = cacheBytes > 0 && zones.length === 1;
   const ids = run.map((u) => u.block);
+  const keep = run.map(() => false);
   const fromCache = (key: string, k: number): ReturnType<typeof decodedTiles.get> => {
     const plane = decodedTiles.get(key);
     const bw = blockWindow(level, ids[k] as number);
-    return plane && spanCovers(plane.span, spanOf(needs[k] as PixelWindow, bw.col0, bw.row0, level.blockWidth, keep)) ? plane : undefined;
+    if (plane && spanCovers(plane.span, spanOf(needs[k] as PixelWindow, bw.col0, bw.row0, level.blockWidth, false))) return plane;
+    if (zones.length === 1 && admitted(key)) keep[k] = true;
+    return undefined;
   };
   const cs = ctx.classSource;
   // The class blocks under the needed pixels, and the part of each they cover.
@@ -643,7 +646,7 @@ async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], run: U
       : {}),
     // Only single-zone requests add to the cache: a request over many zones decodes each block once, and
     // would push out the tiles that repeated small requests reuse.
-    keepDecoded: keep,
+    keep,
   };
   try {
     const runStart = performance.now();

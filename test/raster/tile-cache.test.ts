@@ -45,12 +45,18 @@ describe('decoded tiles in the raster fold', () => {
   const ask = () =>
     app.inject({ method: 'POST', url: '/api/v1/zonal-stats/raster', payload: { url: `file://${join(dir, 'tiny.tif')}`, aoi: { type: 'Point', coordinates: [15.0004, 45.1533] }, stats: ['count', 'mean'] } });
 
-  it('a repeated request decodes its tile once and answers the same', async () => {
+  it('a tile asked for a second time is kept: from the third request on it is not decoded, and the answer is the same', async () => {
     const first = await ask();
+    const size = decodedTiles.size;
+    // Asked for once: decoded for the request alone (the cache's doorkeeper), nothing kept.
+    expect(decodedTiles.size).toBe(size);
+    const second = await ask();
+    expect(decodedTiles.size).toBe(size + 1);
     const misses = decodedTiles.misses;
     const hits = decodedTiles.hits;
-    const second = await ask();
+    const third = await ask();
     expect(second.json()).toEqual(first.json());
+    expect(third.json()).toEqual(first.json());
     expect(decodedTiles.misses).toBe(misses);
     expect(decodedTiles.hits).toBe(hits + 1);
   });
@@ -63,6 +69,11 @@ describe('decoded tiles in the raster fold', () => {
     const after = await ask();
     expect(decodedTiles.misses).toBe(misses + 1);
     expect(after.json()).toEqual(before.json());
+    // Its new key is asked for again, kept, then served from the cache like the old one.
+    await ask();
+    const hits = decodedTiles.hits;
+    expect((await ask()).json()).toEqual(before.json());
+    expect(decodedTiles.hits).toBe(hits + 1);
   });
 });
 
@@ -84,11 +95,15 @@ describe('the process-wide decoded-tile cache, with two worker threads, over HTT
   const ask = (aoi: unknown) => app.inject({ method: 'POST', url: '/api/v1/zonal-stats/raster', payload: { url: web.url('/l7.tif'), aoi, bands: [1, 4], stats: ['count', 'mean', 'min', 'max'] } });
   const tileReads = (from: number) => web.requests.slice(from).filter((r) => r.method === 'GET' && !/^bytes=0-/.test(r.range ?? ''));
 
-  it('a repeated request reads no tile bytes and decodes nothing, whichever worker it lands on', async () => {
+  it('a repeated request reads no tile bytes and decodes nothing, whichever worker it lands on (once asked for twice)', async () => {
     const first = await ask(polygon);
     expect(first.statusCode).toBe(200);
-    const afterFirst = web.requests.length;
     expect(tileReads(0).length).toBeGreaterThan(0);
+    // The second request reads and decodes the tiles again, and keeps them (the cache's doorkeeper).
+    const beforeSecond = web.requests.length;
+    expect((await ask(polygon)).json()).toEqual(first.json());
+    expect(tileReads(beforeSecond).length).toBeGreaterThan(0);
+    const afterFirst = web.requests.length;
     const hits = decodedTiles.hits;
     const misses = decodedTiles.misses;
     for (let i = 0; i < 4; i++) {
