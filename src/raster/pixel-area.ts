@@ -48,13 +48,15 @@ export function pixelAreaRows(spec: PixelAreaSpec, window: PixelWindow): PixelAr
       },
     };
   }
-  const toLonLat = makeTransformer(spec.proj4, WGS84).forward;
+  // Made only when a lattice point is not known yet (most windows find them all in latticeAreas).
+  let toLonLat: ((p: Position) => Position) | null = null;
   const size = pixelSize(grid);
   // A rotated lon/lat grid also takes this path: its pixel size in degrees, as metres at the equator.
   const pixelSizeM = Math.max(size.alongRow, size.alongColumn) * (spec.isGeographic ? 111_320 : 1);
   // Pixel edges are straight in the projection, not geodesics: subdivide big pixels' edges.
   const steps = pixelSizeM <= 100 ? 1 : pixelSizeM <= 1000 ? 4 : 8;
   const areaAt = (col: number, row: number): number => {
+    toLonLat ??= makeTransformer(spec.proj4, WGS84).forward;
     const ring: Ring = [];
     const corners: Position[] = [[col, row], [col + 1, row], [col + 1, row + 1], [col, row + 1]];
     for (let k = 0; k < 4; k++) {
