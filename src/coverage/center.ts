@@ -123,12 +123,16 @@ function buildEdges(polygon: PolygonCoords, rowLo: number, rowHi: number, s: Scr
   return n;
 }
 
-function fillPolygon(polygon: PolygonCoords, window: PixelWindow, weights: Float64Array, scratch: Scratch): void {
-  const { col0, row0, width, height } = window;
+/**
+ * The scanline of one polygon over `window`: `span(row, c0, c1)` for each run of cells [c0, c1) of a row whose
+ * centres are inside; a `span` that returns true stops the scan (and scan returns true).
+ */
+function scan(polygon: PolygonCoords, window: PixelWindow, scratch: Scratch, span: (row: number, c0: number, c1: number) => boolean): boolean {
+  const { col0, row0, height } = window;
   const rowHi = row0 + height;
-  const colHi = col0 + width;
+  const colHi = col0 + window.width;
   const n = buildEdges(polygon, row0, rowHi, scratch);
-  if (n < 2) return;
+  if (n < 2) return false;
   const { x0, y0, x1, y1, rowStart, rowEnd, order, active, xs } = scratch;
 
   // Bucket the edges by first row (counting sort), so each row touches only its active edges.
@@ -138,11 +142,11 @@ function fillPolygon(polygon: PolygonCoords, window: PixelWindow, weights: Float
     if ((rowStart[e] as number) < minRow) minRow = rowStart[e] as number;
     if ((rowEnd[e] as number) > maxRow) maxRow = rowEnd[e] as number;
   }
-  const span = maxRow - minRow;
-  const bucket = new Int32Array(span + 1);
+  const rows = maxRow - minRow;
+  const bucket = new Int32Array(rows + 1);
   for (let e = 0; e < n; e++) bucket[(rowStart[e] as number) - minRow + 1]!++;
-  for (let r = 0; r < span; r++) bucket[r + 1]! += bucket[r] as number;
-  const next = bucket.slice(0, span);
+  for (let r = 0; r < rows; r++) bucket[r + 1]! += bucket[r] as number;
+  const next = bucket.slice(0, rows);
   for (let e = 0; e < n; e++) order[next[(rowStart[e] as number) - minRow]!++] = e;
 
   let nActive = 0;
@@ -167,13 +171,22 @@ function fillPolygon(polygon: PolygonCoords, window: PixelWindow, weights: Float
       xs[a] = ((y - ey0) * ((x1[e] as number) - ex0)) / ((y1[e] as number) - ey0) + ex0;
     }
     sortCrossings(xs, nActive);
-    const base = (row - row0) * width - col0;
     for (let a = 0; a + 1 < nActive; a += 2) {
       const c0 = Math.max(firstCentreAfter(xs[a] as number), col0);
       const c1 = Math.min(firstCentreAfter(xs[a + 1] as number), colHi);
-      if (c0 < c1) weights.fill(1, base + c0, base + c1);
+      if (c0 < c1 && span(row, c0, c1)) return true;
     }
   }
+  return false;
+}
+
+function fillPolygon(polygon: PolygonCoords, window: PixelWindow, weights: Float64Array, scratch: Scratch): void {
+  const { col0, row0, width } = window;
+  scan(polygon, window, scratch, (row, c0, c1) => {
+    const base = (row - row0) * width - col0;
+    weights.fill(1, base + c0, base + c1);
+    return false;
+  });
 }
 
 /**
@@ -195,6 +208,22 @@ export function centerCoverage(geometry: PixelGeometry, window: PixelWindow): Co
     fillPolygon(polygon, window, weights, scratch);
   }
   return { window, weights };
+}
+
+/**
+ * Whether the centre of some cell of `window` lies inside `geometry` (the rule of centerCoverage), stopping
+ * at the first: planning asks it of the blocks a zone's edge only clips (raster/plan.ts).
+ */
+export function anyCentreInside(geometry: PixelGeometry, window: PixelWindow): boolean {
+  if (window.width <= 0 || window.height <= 0) return false;
+  let scratch: Scratch | null = null;
+  for (const polygon of geometry) {
+    let edges = 0;
+    for (const ring of polygon) edges += ring.length;
+    scratch = scratchFor(scratch, edges);
+    if (scan(polygon, window, scratch, () => true)) return true;
+  }
+  return false;
 }
 
 /** Number of selected cells (weight > 0) of a coverage. */

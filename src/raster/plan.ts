@@ -7,7 +7,7 @@
 import { ZonalError } from '../errors.ts';
 import type { MultiPolygonCoords } from '../geometry/types.ts';
 import type { PixelGeometry, PixelRule } from '../coverage/coverage.ts';
-import { centerCoverage } from '../coverage/center.ts';
+import { anyCentreInside } from '../coverage/center.ts';
 import { intersectWindows, toPixel, toWorld, windowSize, type Grid, type PixelWindow } from './grid.ts';
 import { chooseLevel, tilesTouched, toPixelGeometry, windowOf, type TileLayout } from './window.ts';
 
@@ -104,7 +104,7 @@ function blocksNeeded(level: PlanLevel, placed: Placed): number[] {
     .filter(({ tx, ty, edge }) => {
       if (!edge || rule !== 'center') return true;
       const tileWin = intersectWindows({ col0: tx * layout.tileWidth, row0: ty * layout.tileHeight, width: layout.tileWidth, height: layout.tileHeight }, window);
-      return tileWin !== null && centerCoverage(geometry, tileWin).weights.some((w) => w > 0);
+      return tileWin !== null && anyCentreInside(geometry, tileWin);
     })
     .map(({ tx, ty }) => ty * layout.across + tx);
 }

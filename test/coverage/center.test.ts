@@ -233,3 +233,29 @@ describe('centerCoverage against brute-force point-in-polygon on every centre (f
     );
   });
 });
+
+describe('anyCentreInside', () => {
+  it('agrees with centerCoverage on random polygons and windows (some selected centre, or none)', async () => {
+    const { anyCentreInside } = await import('../../src/coverage/center.ts');
+    let s = 7;
+    const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    let some = 0;
+    for (let k = 0; k < 400; k++) {
+      const cx = rnd() * 20;
+      const cy = rnd() * 20;
+      const ring: [number, number][] = Array.from({ length: 5 }, (_, i) => {
+        const a = (2 * Math.PI * i) / 5 + rnd();
+        const r = 0.3 + rnd() * 4;
+        return [cx + r * Math.cos(a), cy + r * Math.sin(a)];
+      });
+      ring.push(ring[0] as [number, number]);
+      const win = { col0: Math.floor(rnd() * 15), row0: Math.floor(rnd() * 15), width: 1 + Math.floor(rnd() * 6), height: 1 + Math.floor(rnd() * 6) };
+      const expected = centerCoverage([[ring]], win).weights.some((w) => w > 0);
+      if (expected) some++;
+      expect(anyCentreInside([[ring]], win), `case ${k}`).toBe(expected);
+    }
+    // Both answers occur.
+    expect(some).toBeGreaterThan(20);
+    expect(some).toBeLessThan(380);
+  });
+});
