@@ -476,18 +476,13 @@ async function* foldPass(ctx: RasterContext, zones: readonly PlannedZone[]): Asy
   byBlock.clear();
 
   // Tasks: runs of units of one level. Small blocks (strips a few rows high) go together up to about
-  // MAX_TILES_PER_TASK 512 × 512 tiles' worth of pixels; small requests spread over every worker; the last
-  // tiles go one a task.
+  // MAX_TILES_PER_TASK 512 × 512 tiles' worth of pixels; small requests spread over every worker.
   const tasks: Unit[][] = [];
   for (let i = 0; i < units.length; ) {
     const level = levels[(units[i] as Unit).level] as RasterLevel;
     const tilePixels = level.blockWidth * level.blockHeight;
     const maxPerTask = tilePixels < 256 * 256 ? Math.max(MAX_TILES_PER_TASK, Math.floor((MAX_TILES_PER_TASK * 512 * 512) / tilePixels)) : MAX_TILES_PER_TASK;
-    const workers = Math.max(1, config.workers);
-    // The last few blocks go one a task, so that the workers finish together (a 4-tile task at the end
-    // left one worker idle while the other decoded it).
-    const tail = units.length - i <= workers * maxPerTask && tilePixels >= 256 * 256;
-    const perTask = tail ? 1 : Math.max(1, Math.min(maxPerTask, Math.ceil(units.length / workers)));
+    const perTask = Math.max(1, Math.min(maxPerTask, Math.ceil(units.length / Math.max(1, config.workers))));
     const run: Unit[] = [];
     while (i < units.length && run.length < perTask && (units[i] as Unit).level === level.index) run.push(units[i++] as Unit);
     tasks.push(run);
