@@ -370,13 +370,13 @@ describe('fractionalCoverage against independent per-cell clipping (fast-check)'
   it('disjoint parts of a multipolygon', () => {
     fc.assert(
       fc.property(polygonArb, polygonArb, windowArb, (a, b, w) => {
-        // move b 20 px right so the parts cannot overlap; widen the window to see both
-        const shifted: PolygonCoords = b.map((ring) => ring.map(([x, y]): Position => [x + 20, y]));
+        // Move b 25 px right so the parts cannot overlap (polygonArb reaches x = −5 … 17: a shift of 20 let
+        // them overlap by up to 2 px, where the reference and the union differ by the overlap; seeds
+        // -1830479033 and 935049911 found such slivers); widen the window to see both.
+        const shifted: PolygonCoords = b.map((ring) => ring.map(([x, y]): Position => [x + 25, y]));
         const geometry = [a, shifted];
-        const wide = { ...w, width: w.width + 20 };
-        // Both sides round (the reference's shoelace on coordinates 20 px out too): seen 1.00000008e-9
-        // for seed -1830479033, so 2e-9 here; the known-answer cases keep 1e-9.
-        expectGrid(fractionalCoverage(geometry, wide), referenceFractions(geometry, wide), 2e-9);
+        const wide = { ...w, width: w.width + 25 };
+        expectGrid(fractionalCoverage(geometry, wide), referenceFractions(geometry, wide));
       }),
       { numRuns: 100 },
     );
