@@ -23,7 +23,7 @@ const PHASES: [string, RegExp][] = [
   ['idle', /^\((idle)\)|atomicsWaitLoop|^epoll_wait/],
   ['gc', /^\(garbage collector\)/],
   ['inflate', /^(inflate|inflateSync|zlibBufferSync|processChunkSync|zlibOnError|decodeLzw|decodePackBits|decodeZstd) |codecs\/(deflate|lzw|packbits|zstd)\.ts|node:zlib/],
-  ['predictor and byte order', /^(undoHorizontal|undoFloatingPoint|sum8|sum16|sum32|sum64|swapInPlace|toSamples|typed|aligned) /],
+  ['predictor and byte order', /^(undoHorizontal|undoFloatingPoint|sum8|sum16|sum16x2|sum32|sum64|swapInPlace|toSamples|typed|aligned) /],
   ['coverage', /coverage\/|^(centerCoverage|fractionalCoverage|allTouchedCoverage|pointCoverage|sharedCoverage|coverageFor) /],
   ['fold', /^(foldZone|foldProgram|foldTiles|classLookup|sampleAt|mergePartials|pixelAreas) |stats\/|raster\/pixel-area\.ts|zonal\/fold\.ts|raster\/decode\.ts/],
   ['messaging', /^(postTask|postMessage|receiveMessageOnPort|_distributeTask|runTask|structuredClone|deserialize|serialize) |worker_pool|piscina|worker\/io|worker_threads/],
