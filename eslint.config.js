@@ -17,17 +17,25 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', ignoreRestSiblings: true }],
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^(fs|path|http|https|net|dns|url|os|zlib|worker_threads|stream|crypto|events|util)$', message: 'Use the node: protocol.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(fs|path|http|https|net|dns|url|os|zlib|worker_threads|stream|crypto|events|util)$', message: 'Use the node: protocol.' }] },
+      ],
     },
   },
   {
     // Pure modules: no I/O, no HTTP (ARCHITECTURE §1).
     files: ['src/geometry/**/*.ts', 'src/coverage/**/*.ts', 'src/stats/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [
-        { group: ['node:*'], message: 'Pure module: no Node I/O.' },
-        { group: ['**/source/**', '**/http/**', 'fastify', 'geotiff', '@aws-sdk/*'], message: 'Pure module: no I/O layers.' },
-      ] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'Pure module: no Node I/O.' },
+            { group: ['**/source/**', '**/http/**', 'fastify', 'geotiff', '@aws-sdk/*'], message: 'Pure module: no I/O layers.' },
+          ],
+        },
+      ],
     },
   },
 );

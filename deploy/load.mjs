@@ -11,7 +11,21 @@ const cog = process.env.COG;
 const bodies = [
   { aoi: { type: 'Point', coordinates: [6.13, 49.61] } },
   { aoi: { type: 'Point', coordinates: [6.0, 49.8], radius: 1000 } },
-  { aoi: { type: 'Polygon', coordinates: [[[5.9, 49.6], [6.2, 49.6], [6.2, 49.9], [5.9, 49.9], [5.9, 49.6]]] }, stats: ['count', 'mean', 'median'] },
+  {
+    aoi: {
+      type: 'Polygon',
+      coordinates: [
+        [
+          [5.9, 49.6],
+          [6.2, 49.6],
+          [6.2, 49.9],
+          [5.9, 49.9],
+          [5.9, 49.6],
+        ],
+      ],
+    },
+    stats: ['count', 'mean', 'median'],
+  },
 ].map((b) => JSON.stringify({ url: cog, stats: ['count', 'mean'], ...b }));
 const latencies = [];
 let sent = 0;
@@ -24,7 +38,11 @@ await Promise.all(
       const t = performance.now();
       sent++;
       try {
-        const res = await fetch(`${url}/api/v1/zonal-stats/raster`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bodies[i % bodies.length] });
+        const res = await fetch(`${url}/api/v1/zonal-stats/raster`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: bodies[i % bodies.length],
+        });
         await res.text();
         if (res.status !== 200) {
           failed++;

@@ -47,7 +47,8 @@ export function buildNative() {
   } catch (e) {
     const text = `${e.stdout ?? ''}${e.stderr ?? ''}`;
     if (/libdeflate\.h/.test(text)) return 'libdeflate.h is missing (apt-get install libdeflate-dev)';
-    if (/not found: (make|g\+\+|cc|python)|No such file or directory.*(make|cc|g\+\+)|gyp ERR! find Python/.test(text)) return 'no C compiler, make or Python for node-gyp';
+    if (/not found: (make|g\+\+|cc|python)|No such file or directory.*(make|cc|g\+\+)|gyp ERR! find Python/.test(text))
+      return 'no C compiler, make or Python for node-gyp';
     return `node-gyp failed: ${text.split('\n').filter((l) => /error|ERR!/.test(l))[0] ?? 'see `npm run build:native`'}`;
   }
 }
@@ -55,5 +56,7 @@ export function buildNative() {
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   if (process.argv.includes('--if-stale') && nativeIsFresh()) process.exit(0);
   const why = buildNative();
-  process.stderr.write(why === null ? 'built native/inflate (libdeflate)\n' : `native inflate not built: ${why}; DEFLATE tiles inflate with node:zlib (same results, slower)\n`);
+  process.stderr.write(
+    why === null ? 'built native/inflate (libdeflate)\n' : `native inflate not built: ${why}; DEFLATE tiles inflate with node:zlib (same results, slower)\n`,
+  );
 }

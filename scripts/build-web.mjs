@@ -89,7 +89,10 @@ export async function buildWeb(outDir = join(ROOT, 'dist', 'web')) {
   // them (preCompressed), so the first visit moves ~0.5 MB rather than ~1.9 MB and no CPU is spent per request.
   for (const file of [js, css, worker, icon]) {
     const content = await readFile(join(assetsDir, file));
-    await writeFile(join(assetsDir, `${file}.br`), brotliCompressSync(content, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: content.length } }));
+    await writeFile(
+      join(assetsDir, `${file}.br`),
+      brotliCompressSync(content, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: content.length } }),
+    );
     await writeFile(join(assetsDir, `${file}.gz`), gzipSync(content, { level: 9 }));
   }
   return { outDir, assets: { js, css, worker, icon } };

@@ -29,7 +29,11 @@ export function distIsFresh() {
   if (!existsSync(join(ROOT, 'src'))) return existsSync(join(ROOT, 'dist', 'server.js'));
   if (!existsSync(STAMP)) return false;
   const built = statSync(STAMP).mtimeMs;
-  return Math.max(newest(join(ROOT, 'src')), newest(join(ROOT, 'web'))) <= built && statSync(join(ROOT, 'tsconfig.build.json')).mtimeMs <= built && statSync(join(ROOT, 'tsconfig.json')).mtimeMs <= built;
+  return (
+    Math.max(newest(join(ROOT, 'src')), newest(join(ROOT, 'web'))) <= built &&
+    statSync(join(ROOT, 'tsconfig.build.json')).mtimeMs <= built &&
+    statSync(join(ROOT, 'tsconfig.json')).mtimeMs <= built
+  );
 }
 
 export function build() {

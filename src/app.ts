@@ -20,7 +20,6 @@ import { openSource as defaultOpenSource } from './source/resolve.ts';
 import { createFoldRunner, type InflateInfo } from './workers/pool.ts';
 import type { AppDeps } from './http/deps.ts';
 
-
 export interface BuildOptions {
   /** Replace the source opener (tests that need a different resolver). */
   openSource?: typeof defaultOpenSource;

@@ -98,7 +98,10 @@ function privateNetworks(raw: string | undefined): boolean | string[] {
   const v = raw.trim().toLowerCase();
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
-  const list = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const list = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   // A typo must stop the start, not silently allow nothing.
   const bad = invalidCidrs(list);
   if (bad.length > 0) throw new Error(`ZONAL_ALLOW_PRIVATE_NETWORKS: not a CIDR range: ${bad.join(', ')}`);

@@ -43,7 +43,18 @@ export function countCache(name: string, hit: boolean): void {
 
 /** One raster fold task's phases (see tally.fold). */
 export function countFold(
-  times: { inflate: number; samples: number; bytes: number; whole: number; coverage: number; fold: number; total: number; planes: number; coverages: number; reused: number },
+  times: {
+    inflate: number;
+    samples: number;
+    bytes: number;
+    whole: number;
+    coverage: number;
+    fold: number;
+    total: number;
+    planes: number;
+    coverages: number;
+    reused: number;
+  },
   fetchMs: number,
   runMs: number,
 ): void {

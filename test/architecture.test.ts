@@ -12,7 +12,9 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'src');
 
 function walk(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 interface Imports {
@@ -65,7 +67,25 @@ const ALLOWED: Record<string, string[]> = {
 
 /** Folders whose modules must stay free of I/O (no node: modules). */
 const PURE = ['geometry', 'coverage', 'stats', 'schemas', 'errors', 'observe'];
-const PURE_FILES = ['raster/grid.ts', 'raster/plan.ts', 'raster/window.ts', 'raster/samples.ts', 'raster/pixels.ts', 'raster/predictor.ts', 'raster/pixel-area.ts', 'raster/gdal-metadata.ts', 'vector/geoparquet.ts', 'vector/prune.ts', 'vector/columns.ts', 'vector/touch.ts', 'vector/tally.ts', 'vector/data-area.ts', 'vector/geoarrow.ts', 'raster/tile-cache.ts', 'zonal/represent.ts'];
+const PURE_FILES = [
+  'raster/grid.ts',
+  'raster/plan.ts',
+  'raster/window.ts',
+  'raster/samples.ts',
+  'raster/pixels.ts',
+  'raster/predictor.ts',
+  'raster/pixel-area.ts',
+  'raster/gdal-metadata.ts',
+  'vector/geoparquet.ts',
+  'vector/prune.ts',
+  'vector/columns.ts',
+  'vector/touch.ts',
+  'vector/tally.ts',
+  'vector/data-area.ts',
+  'vector/geoarrow.ts',
+  'raster/tile-cache.ts',
+  'zonal/represent.ts',
+];
 
 /** Each heavy library and the one adapter file that may import it. */
 const ADAPTERS: Record<string, string> = {
@@ -121,7 +141,9 @@ describe('architecture: imports of src/', () => {
   });
 
   it('keeps pure modules free of Node I/O', () => {
-    const wrong = [...files].filter(([file, { packages }]) => (PURE.includes(area(file)) || PURE_FILES.includes(file)) && packages.some((p) => p.startsWith('node:'))).map(([f]) => f);
+    const wrong = [...files]
+      .filter(([file, { packages }]) => (PURE.includes(area(file)) || PURE_FILES.includes(file)) && packages.some((p) => p.startsWith('node:')))
+      .map(([f]) => f);
     expect(wrong).toEqual([]);
     for (const f of PURE_FILES) expect(files.has(f), f).toBe(true);
   });

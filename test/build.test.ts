@@ -42,18 +42,28 @@ describe('npm start: the compiled server', () => {
       });
     });
     // The process runs dist/server.js under node, without tsx's loader.
-    const config = lines.map((l) => JSON.parse(l) as { msg?: string; config?: { workers: number }; inflate?: { backend: string; reason: string } }).find((l) => l.msg === 'configuration');
+    const config = lines
+      .map((l) => JSON.parse(l) as { msg?: string; config?: { workers: number }; inflate?: { backend: string; reason: string } })
+      .find((l) => l.msg === 'configuration');
     expect(config?.config?.workers).toBeGreaterThan(0);
     // The same line names the workers' inflater (the compiled worker loads the native binding from dist/).
     expect(config?.inflate).toEqual(inflateBackend());
     expect((await fetchText(`${base}/health/live`)).status).toBe(200);
     const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const payload = JSON.stringify({ url: `file://${FIXTURES}raster/elev.cog.tif`, aoi: { type: 'Point', coordinates: [6.13, 49.61], radius: 2000 }, stats: ['count'] });
-      const req = request(`${base}/api/v1/zonal-stats/raster`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
-        let b = '';
-        res.on('data', (c: Buffer) => (b += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: b }));
+      const payload = JSON.stringify({
+        url: `file://${FIXTURES}raster/elev.cog.tif`,
+        aoi: { type: 'Point', coordinates: [6.13, 49.61], radius: 2000 },
+        stats: ['count'],
       });
+      const req = request(
+        `${base}/api/v1/zonal-stats/raster`,
+        { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+        (res) => {
+          let b = '';
+          res.on('data', (c: Buffer) => (b += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: b }));
+        },
+      );
       req.on('error', reject);
       req.end(payload);
     });

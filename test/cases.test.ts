@@ -21,7 +21,11 @@ interface CaseExpected {
 
 const dirs = ['cases', 'cases-vector', 'cases-conformance'].map((d) => new URL(`../fixtures/${d}/`, import.meta.url));
 const names = dirs
-  .flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith('.request.json')).map((f) => `${dir.pathname.split('/').at(-2)}/${f.replace(/\.request\.json$/, '')}`))
+  .flatMap((dir) =>
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.request.json'))
+      .map((f) => `${dir.pathname.split('/').at(-2)}/${f.replace(/\.request\.json$/, '')}`),
+  )
   .sort();
 
 function close(got: unknown, want: unknown, tol: number, path: string): void {

@@ -48,7 +48,8 @@ function curlExamples(): Example[] {
     if (!text.includes('curl ')) continue;
     const lines = text.split('\n');
     const setup = lines.filter((l) => l.trim() !== '' && !l.startsWith('curl') && !/^\s|^["}]/.test(l));
-    for (const l of setup) if (l !== STAC_SERVER_LINE && l !== LOOPBACK_START_LINE) throw new Error(`README line ${line}: a set-up line this test does not know: ${l}`);
+    for (const l of setup)
+      if (l !== STAC_SERVER_LINE && l !== LOOPBACK_START_LINE) throw new Error(`README line ${line}: a set-up line this test does not know: ${l}`);
     const command = lines.slice(lines.findIndex((l) => l.startsWith('curl'))).join('\n');
     out.push({ line, needsStacServer: setup.includes(STAC_SERVER_LINE), allowLoopback: setup.includes(LOOPBACK_START_LINE), command });
   }
@@ -60,7 +61,10 @@ function cliExamples(): Array<{ line: number; command: string }> {
   const out: Array<{ line: number; command: string }> = [];
   for (const [line, text] of shBlocks()) {
     if (!text.includes('node bin/zonal.mjs')) continue;
-    const joined = text.replace(/\\\n\s*/g, ' ').split('\n').filter((l) => l.startsWith('node bin/zonal.mjs'));
+    const joined = text
+      .replace(/\\\n\s*/g, ' ')
+      .split('\n')
+      .filter((l) => l.startsWith('node bin/zonal.mjs'));
     for (const command of joined) out.push({ line, command });
   }
   return out;
@@ -135,7 +139,8 @@ describe('README and /docs examples, as written, against the bundled demo data',
     // And both are GDAL's numbers (fixtures/cases/readme_demo_polygon, by tools/oracle/raster_oracle.py).
     const oracle = JSON.parse(readFileSync(join(ROOT, 'fixtures/cases/readme_demo_polygon.expected.json'), 'utf8')).response.band_1 as Record<string, number>;
     const got = JSON.parse(body).band_1 as Record<string, number>;
-    for (const stat of ['count', 'min', 'max', 'mean', 'median', 'nodata']) expect(Math.abs(got[stat]! - oracle[stat]!), stat).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(oracle[stat]!)));
+    for (const stat of ['count', 'min', 'max', 'mean', 'median', 'nodata'])
+      expect(Math.abs(got[stat]! - oracle[stat]!), stat).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(oracle[stat]!)));
   });
 
   it.each(cliExamples().map((e) => [e.line, e.command.split(' ').slice(0, 3).join(' '), e] as const))(
@@ -154,7 +159,10 @@ describe('README and /docs examples, as written, against the bundled demo data',
         if (written!.endsWith('.csv')) expect(readFileSync(written!, 'utf8').trim().split('\n')).toHaveLength(8);
       } else {
         expect('code' in result ? result.code : 0, result.stderr).toBe(0);
-        const lines = result.stdout.trim().split('\n').map((l) => JSON.parse(l));
+        const lines = result.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l));
         expect(lines.map((l) => l.id)).toEqual(['raleigh', 'charlotte']);
         for (const l of lines) expect(l.statistics.BIR74.count).toBeGreaterThan(0);
       }
@@ -165,7 +173,9 @@ describe('README and /docs examples, as written, against the bundled demo data',
   it('every /docs "Try it out" example runs as written (the demo folder of this instance; the bundled STAC Items over http)', async () => {
     const doc = (await plain.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     let n = 0;
-    for (const [path, item] of Object.entries<Record<string, { requestBody?: { content: Record<string, { example?: unknown; examples?: Record<string, { value: unknown }> }> } }>>(doc.paths)) {
+    for (const [path, item] of Object.entries<
+      Record<string, { requestBody?: { content: Record<string, { example?: unknown; examples?: Record<string, { value: unknown }> }> } }>
+    >(doc.paths)) {
       const media = item['post']?.requestBody?.content['application/json'];
       if (media === undefined) continue;
       const examples = media.examples ? Object.values(media.examples).map((e) => e.value) : [media.example];

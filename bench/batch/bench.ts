@@ -152,7 +152,10 @@ async function busyOver(ms: number): Promise<number> {
 function cpuTicks(pid: number | 'self', children = false): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+    const f = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
     // f[0] is field 3 (state): utime, stime, cutime, cstime are fields 14-17.
     return f[11]! + f[12]! + (children ? f[13]! + f[14]! : 0);
   } catch {
@@ -193,12 +196,14 @@ const CLK_TCK = (() => {
 function cpuSeconds(pid: number): { process: number; main: number } {
   const ticks = (path: string) => {
     const stat = readFileSync(path, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+    const f = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
     return f[11]! + f[12]!;
   };
   return { process: ticks(`/proc/${pid}/stat`) / CLK_TCK, main: ticks(`/proc/${pid}/task/${pid}/stat`) / CLK_TCK };
 }
-
 
 /** What the service did during one request over many zones: /metrics and /proc before and after it. */
 interface Inside {
@@ -300,7 +305,10 @@ function logSummary(lines: string[], into: Map<string, number>): void {
       const o = JSON.parse(l) as { level?: number; msg?: string; err?: { message?: string; type?: string }; code?: string };
       if ((o.level ?? 0) < 40) continue;
       const level = o.level === 40 ? 'warn' : o.level === 50 ? 'error' : `level ${o.level}`;
-      key = [level, o.msg, o.code, o.err?.type, o.err?.message].filter((x) => x).join(': ').slice(0, 300);
+      key = [level, o.msg, o.code, o.err?.type, o.err?.message]
+        .filter((x) => x)
+        .join(': ')
+        .slice(0, 300);
     } catch {
       if (l.trim() === '') continue;
     }
@@ -464,7 +472,7 @@ function compareLine(c: Compare, xs: ZoneAnswer[], ys: ZoneAnswer[], names: [str
   if (c.minMaxDiff.length) parts.push(`${c.minMaxDiff.length} in min or max beyond tolerance (e.g. zone ${c.minMaxDiff[0]})`);
   if (c.errorDiff.length) {
     const i = c.errorDiff[0]!;
-    const what = (a: ZoneAnswer | undefined) => (a === undefined ? 'no answer' : a.error ?? 'answered');
+    const what = (a: ZoneAnswer | undefined) => (a === undefined ? 'no answer' : (a.error ?? 'answered'));
     parts.push(`${c.errorDiff.length} with an error or no answer on one side (e.g. zone ${i}: ${names[0]} ${what(xs[i])}, ${names[1]} ${what(ys[i])})`);
   }
   parts.push(`largest relative mean difference at equal count ${c.maxMeanRel.toExponential(1)}`);
@@ -755,7 +763,10 @@ async function main(): Promise<void> {
         if (ac) {
           const pointBody = JSON.stringify({ url: cogUrl, aoi: { type: 'Point', coordinates: points[0] }, stats: STATS });
           const circleBodies = points.map((p) => JSON.stringify({ url: cogUrl, aoi: { type: 'Point', coordinates: p, radius: 500 }, stats: STATS }));
-          for (const [name, bodies] of [['point', [pointBody]], ['circle', circleBodies]] as const) {
+          for (const [name, bodies] of [
+            ['point', [pointBody]],
+            ['circle', circleBodies],
+          ] as const) {
             say(`load: ${name}, ${LOAD_CONNECTIONS} connections, ${LOAD_WARMUP_S} s warm-up + ${LOAD_S} s …`);
             if (LOAD_WARMUP_S > 0) await part(`load-${name}-warm-up`, () => cannon(ac, svc.port, LOAD_WARMUP_S, [...bodies]));
             const r = await part(`load-${name}`, () => cannon(ac, svc.port, LOAD_S, [...bodies]));
@@ -879,7 +890,9 @@ async function main(): Promise<void> {
       return '?';
     }
   };
-  const dirty = git('status', '--porcelain', '--', 'src').split('\n').filter((l) => l.trim() !== '').length;
+  const dirty = git('status', '--porcelain', '--', 'src')
+    .split('\n')
+    .filter((l) => l.trim() !== '').length;
   const gdalS = gdal ? median(gdal.times_s) : NaN;
   const batchS = batchRuns.length ? median(batchRuns.map((r) => r.ms)) / 1000 : NaN;
   const largeS = large?.runs.length ? median(large.runs.map((r) => r.ms)) / 1000 : NaN;
@@ -903,7 +916,7 @@ async function main(): Promise<void> {
   L.push('');
   const oth = (k: string) => (others[k] === undefined ? '' : `${others[k]!.toFixed(0)} %`);
   const row = (...cells: (string | number)[]) => L.push(`| ${cells.join(' | ')} |`);
-  L.push('| file | side | how | runs | seconds (median) | latency p50 / p99 (ms) | ratio to the GDAL floor on that file | other jobs\' CPU |');
+  L.push("| file | side | how | runs | seconds (median) | latency p50 / p99 (ms) | ratio to the GDAL floor on that file | other jobs' CPU |");
   L.push('|---|---|---|---|---|---|---|---|');
   const S2 = 'S2 layout';
   const runsOf = (xs: number[]) => `${xs.length} (${xs.map(f2).join(', ')})`;
@@ -947,9 +960,9 @@ async function main(): Promise<void> {
     L.push('');
     L.push(
       'ms per plane (a 1024² UInt16 plane is 2 MiB, a 512² Float32 plane 1 MiB) of each phase, summed over tasks: inflate, samples (byte order and ' +
-        'predictor), coverage, fold and the whole task (worker) on the worker threads\' clocks; the task\'s reads (fetch) and its round trip to a ' +
+        "predictor), coverage, fold and the whole task (worker) on the worker threads' clocks; the task's reads (fetch) and its round trip to a " +
         'worker (run) on the main thread (these overlap). Workers busy: phase worker seconds / (2 × wall). CPU: utime + stime of the process ' +
-        '(all threads) and of its main thread, from /proc, over the run. Utilisation: piscina\'s gauge (cumulative since start) before → after.',
+        "(all threads) and of its main thread, from /proc, over the run. Utilisation: piscina's gauge (cumulative since start) before → after.",
     );
     L.push('');
     L.push(
@@ -967,16 +980,28 @@ async function main(): Promise<void> {
           `${f2(x.mainS)} | ${x.tileHits} / ${x.tileMisses} | ${f3(x.utilBefore)} → ${f3(x.utilAfter)} |`,
       );
     };
-    for (const [file, xs] of [[S2, batchInside], [OLDF, oldInside]] as const) {
+    for (const [file, xs] of [
+      [S2, batchInside],
+      [OLDF, oldInside],
+    ] as const) {
       xs.forEach((x, i) => insideRow(file, String(i + 1), x));
       if (xs.length > 1) {
         const sum = (f: (x: Inside) => number) => xs.reduce((a, x) => a + f(x), 0);
         const phases: Record<string, number> = {};
         for (const p of PHASES) phases[p] = sum((x) => x.phases[p]!);
         insideRow(file, 'all', {
-          wallS: sum((x) => x.wallS), cpuS: sum((x) => x.cpuS), mainS: sum((x) => x.mainS), tasks: sum((x) => x.tasks), planes: sum((x) => x.planes),
-          decompressed: sum((x) => x.decompressed), whole: sum((x) => x.whole), phases, utilBefore: xs[0]!.utilBefore, utilAfter: xs[xs.length - 1]!.utilAfter,
-          tileHits: sum((x) => x.tileHits), tileMisses: sum((x) => x.tileMisses),
+          wallS: sum((x) => x.wallS),
+          cpuS: sum((x) => x.cpuS),
+          mainS: sum((x) => x.mainS),
+          tasks: sum((x) => x.tasks),
+          planes: sum((x) => x.planes),
+          decompressed: sum((x) => x.decompressed),
+          whole: sum((x) => x.whole),
+          phases,
+          utilBefore: xs[0]!.utilBefore,
+          utilAfter: xs[xs.length - 1]!.utilAfter,
+          tileHits: sum((x) => x.tileHits),
+          tileMisses: sum((x) => x.tileMisses),
         });
       }
     }
@@ -1014,7 +1039,7 @@ async function main(): Promise<void> {
   if (Object.keys(load).length) {
     L.push(`### Throughput (autocannon, ${LOAD_CONNECTIONS} connections, ${LOAD_S} s after ${LOAD_WARMUP_S} s of warm-up; S2 layout)`);
     L.push('');
-    L.push('| requests | req/s | latency p50 / p99 (ms) | requests done | non-2xx / errors / timeouts | service peak RSS so far (MiB) | other jobs\' CPU |');
+    L.push("| requests | req/s | latency p50 / p99 (ms) | requests done | non-2xx / errors / timeouts | service peak RSS so far (MiB) | other jobs' CPU |");
     L.push('|---|---|---|---|---|---|---|');
     const kinds = [
       ['point', 'bare point, the same every request'],

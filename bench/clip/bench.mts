@@ -56,18 +56,36 @@ interface Geos {
   GEOSPreparedContainsProperly(p: number, g: number): number;
   GEOSPreparedIntersects(p: number, g: number): number;
 }
-interface Pt64 { x: number; y: number }
-interface Rect64 { left: number; top: number; right: number; bottom: number }
+interface Pt64 {
+  x: number;
+  y: number;
+}
+interface Rect64 {
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+}
 interface ClipperStatic {
   intersect(s: Pt64[][], c: Pt64[][], fill: number): Pt64[][];
   union(s: Pt64[][], fill: number): Pt64[][];
   rectClip(r: Rect64, paths: Pt64[][]): Pt64[][];
   pointInPolygon(p: Pt64, path: Pt64[]): number;
 }
-interface ClipperModule { Clipper: ClipperStatic; FillRule: { NonZero: number }; PointInPolygonResult: { IsInside: number } }
-interface PolyclipModule { intersection(g: MPoly, ...more: MPoly[]): MPoly; union(g: MPoly, ...more: MPoly[]): MPoly }
+interface ClipperModule {
+  Clipper: ClipperStatic;
+  FillRule: { NonZero: number };
+  PointInPolygonResult: { IsInside: number };
+}
+interface PolyclipModule {
+  intersection(g: MPoly, ...more: MPoly[]): MPoly;
+  union(g: MPoly, ...more: MPoly[]): MPoly;
+}
 type MartinezGeom = Poly | MPoly;
-interface MartinezModule { intersection(a: MartinezGeom, b: MartinezGeom): MartinezGeom | null; union(a: MartinezGeom, b: MartinezGeom): MartinezGeom | null }
+interface MartinezModule {
+  intersection(a: MartinezGeom, b: MartinezGeom): MartinezGeom | null;
+  union(a: MartinezGeom, b: MartinezGeom): MartinezGeom | null;
+}
 
 const load = (name: string): Promise<unknown> => import(name);
 
@@ -130,7 +148,12 @@ const HALF = 0.00375;
 const JITTER = 0.0019;
 function quad(r: () => number, cx: number, cy: number): Poly {
   const ring: Ring = [];
-  for (const [dx, dy] of [[-HALF, -HALF], [HALF, -HALF], [HALF, HALF], [-HALF, HALF]] as const) {
+  for (const [dx, dy] of [
+    [-HALF, -HALF],
+    [HALF, -HALF],
+    [HALF, HALF],
+    [-HALF, HALF],
+  ] as const) {
     const x = cx + dx + (r() - 0.5) * JITTER;
     const y = cy + dy + (r() - 0.5) * JITTER;
     ring.push([x, y]);
@@ -182,14 +205,27 @@ function unionSet(cols: number, rows: number, seed: number): Poly[] {
     for (let c = 0; c < cols; c++) {
       const x = 10.0 + c * PITCH + (r() - 0.5) * 0.001;
       const y = 50.0 + row * PITCH + (r() - 0.5) * 0.001;
-      out.push([[[x, y], [x + SIDE, y], [x + SIDE, y + SIDE], [x, y + SIDE], [x, y]]]);
+      out.push([
+        [
+          [x, y],
+          [x + SIDE, y],
+          [x + SIDE, y + SIDE],
+          [x, y + SIDE],
+          [x, y],
+        ],
+      ]);
     }
   }
   return out;
 }
 function checksum(polys: Poly[]): number {
   let s = 0;
-  for (const poly of polys) for (const ring of poly) for (const [x, y] of ring) { s += x as number; s += y as number; }
+  for (const poly of polys)
+    for (const ring of poly)
+      for (const [x, y] of ring) {
+        s += x as number;
+        s += y as number;
+      }
   return s;
 }
 function checked(name: string, polys: Poly[]): Poly[] {
@@ -216,7 +252,10 @@ function ringSigned(r: Ring): number {
 /** Area of GeoJSON-nested polygons: shells minus holes. */
 function mpArea(mp: MPoly): number {
   let a = 0;
-  for (const p of mp) p.forEach((r, i) => { a += i === 0 ? Math.abs(ringSigned(r)) : -Math.abs(ringSigned(r)); });
+  for (const p of mp)
+    p.forEach((r, i) => {
+      a += i === 0 ? Math.abs(ringSigned(r)) : -Math.abs(ringSigned(r));
+    });
   return a;
 }
 /** Area of flat rings whose orientation tells holes (Clipper's output): |Σ signed|. */
@@ -236,7 +275,10 @@ const vertexCount = (mp: MPoly): number => mp.reduce((s, p) => s + p.reduce((t, 
 
 function wkbSize(mp: MPoly): number {
   let n = 9;
-  for (const p of mp) { n += 9; for (const r of p) n += 4 + 16 * r.length; }
+  for (const p of mp) {
+    n += 9;
+    for (const r of p) n += 4 + 16 * r.length;
+  }
   return n;
 }
 /** MULTIPOLYGON (or POLYGON for one polygon) as little-endian WKB. */
@@ -245,16 +287,29 @@ function toWkb(mp: MPoly): Uint8Array {
   const bytes = new Uint8Array(single ? wkbSize(mp) - 9 : wkbSize(mp));
   const dv = new DataView(bytes.buffer);
   let o = 0;
-  const header = (type: number, count: number): void => { dv.setUint8(o, 1); dv.setUint32(o + 1, type, true); dv.setUint32(o + 5, count, true); o += 9; };
+  const header = (type: number, count: number): void => {
+    dv.setUint8(o, 1);
+    dv.setUint32(o + 1, type, true);
+    dv.setUint32(o + 5, count, true);
+    o += 9;
+  };
   const poly = (p: Poly): void => {
     header(3, p.length);
     for (const r of p) {
-      dv.setUint32(o, r.length, true); o += 4;
-      for (const pt of r) { dv.setFloat64(o, pt[0] as number, true); dv.setFloat64(o + 8, pt[1] as number, true); o += 16; }
+      dv.setUint32(o, r.length, true);
+      o += 4;
+      for (const pt of r) {
+        dv.setFloat64(o, pt[0] as number, true);
+        dv.setFloat64(o + 8, pt[1] as number, true);
+        o += 16;
+      }
     }
   };
   if (single) poly(mp[0] as Poly);
-  else { header(6, mp.length); for (const p of mp) poly(p); }
+  else {
+    header(6, mp.length);
+    for (const p of mp) poly(p);
+  }
   return bytes;
 }
 /** Polygons of a WKB geometry (any type; points and lines are skipped) as [x, y] arrays. */
@@ -265,19 +320,44 @@ function fromWkb(dv: DataView): MPoly {
     const le = dv.getUint8(o) === 1;
     const type = dv.getUint32(o + 1, le) % 1000;
     o += 5;
-    const u32 = (): number => { const v = dv.getUint32(o, le); o += 4; return v; };
+    const u32 = (): number => {
+      const v = dv.getUint32(o, le);
+      o += 4;
+      return v;
+    };
     const ring = (): Ring => {
       const n = u32();
       const r: Ring = new Array(n);
-      for (let i = 0; i < n; i++) { r[i] = [dv.getFloat64(o, le), dv.getFloat64(o + 8, le)]; o += 16; }
+      for (let i = 0; i < n; i++) {
+        r[i] = [dv.getFloat64(o, le), dv.getFloat64(o + 8, le)];
+        o += 16;
+      }
       return r;
     };
     switch (type) {
-      case 1: o += 16; break;
-      case 2: ring(); break;
-      case 3: { const n = u32(); const p: Poly = []; for (let i = 0; i < n; i++) p.push(ring()); if (p.length > 0) out.push(p); break; }
-      case 4: case 5: case 6: case 7: { const n = u32(); for (let i = 0; i < n; i++) read(); break; }
-      default: throw new Error(`WKB type ${type}`);
+      case 1:
+        o += 16;
+        break;
+      case 2:
+        ring();
+        break;
+      case 3: {
+        const n = u32();
+        const p: Poly = [];
+        for (let i = 0; i < n; i++) p.push(ring());
+        if (p.length > 0) out.push(p);
+        break;
+      }
+      case 4:
+      case 5:
+      case 6:
+      case 7: {
+        const n = u32();
+        for (let i = 0; i < n; i++) read();
+        break;
+      }
+      default:
+        throw new Error(`WKB type ${type}`);
     }
   };
   read();
@@ -306,7 +386,11 @@ interface Engine {
 let geosError: string | null = null;
 const geosT0 = performance.now();
 const geosInit = (await load('geos-wasm')) as { default: (cfg: object) => Promise<Geos> };
-const geos = await geosInit.default({ errorHandler: (m: string) => { geosError = m; } });
+const geos = await geosInit.default({
+  errorHandler: (m: string) => {
+    geosError = m;
+  },
+});
 const geosInitMs = performance.now() - geosT0;
 const GM = geos.Module;
 const wkbReader = geos.GEOSWKBReader_create();
@@ -315,14 +399,22 @@ let scratch = GM._malloc(1024);
 let scratchLen = 1024;
 /** WKB bytes → GEOS geometry: copied into one reused scratch buffer on the wasm heap. */
 function gRead(bytes: Uint8Array): number {
-  if (bytes.length > scratchLen) { GM._free(scratch); scratchLen = bytes.length * 2; scratch = GM._malloc(scratchLen); }
+  if (bytes.length > scratchLen) {
+    GM._free(scratch);
+    scratchLen = bytes.length * 2;
+    scratch = GM._malloc(scratchLen);
+  }
   GM.HEAPU8.set(bytes, scratch);
   const g = geos.GEOSWKBReader_read(wkbReader, scratch, bytes.length);
   if (g === 0) throw new Error(`GEOS WKB read: ${geosError}`);
   return g;
 }
 function gCheck(g: number, what: string): number {
-  if (g === 0) { const e = geosError; geosError = null; throw new Error(`GEOS ${what}: ${e}`); }
+  if (g === 0) {
+    const e = geosError;
+    geosError = null;
+    throw new Error(`GEOS ${what}: ${e}`);
+  }
   return g;
 }
 /** GEOS geometry → WKB in the wasm heap → [x, y] arrays; the buffer is freed. */
@@ -349,7 +441,9 @@ const geosEngine: Engine = {
         geos.GEOSGeom_destroy(r);
         return out;
       },
-      dispose() { geos.GEOSGeom_destroy(a); },
+      dispose() {
+        geos.GEOSGeom_destroy(a);
+      },
     };
   },
   union(parts) {
@@ -373,7 +467,11 @@ const geosEngine: Engine = {
   repairThenClip(f, aoi) {
     const fixed = geosEngine.repair(f);
     const k = geosEngine.clipper(aoi);
-    try { return k.run(fixed, toWkb(fixed)); } finally { k.dispose(); }
+    try {
+      return k.run(fixed, toWkb(fixed));
+    } finally {
+      k.dispose();
+    }
   },
 };
 /** The same, with the feature given as coordinates: the JS WKB encoding is part of the time. */
@@ -410,7 +508,7 @@ function toPaths(mp: MPoly, scale: number): Pt64[][] {
         const c = path[i + 1] as Pt64;
         a += (b.x - p0.x) * (c.y - p0.y) - (c.x - p0.x) * (b.y - p0.y);
       }
-      if ((k === 0) !== (a > 0)) path.reverse();
+      if ((k === 0) !== a > 0) path.reverse();
       out.push(path);
     });
   }
@@ -432,7 +530,14 @@ function clipperEngine(scale: number): Engine {
       const a = toPaths(aoi, scale);
       return { run: (f) => fromPaths(Clipper.intersect(toPaths(f, scale), a, NONZERO), scale), dispose() {} };
     },
-    union: (parts) => fromPaths(Clipper.union(parts.flatMap((p) => toPaths(p, scale)), NONZERO), scale),
+    union: (parts) =>
+      fromPaths(
+        Clipper.union(
+          parts.flatMap((p) => toPaths(p, scale)),
+          NONZERO,
+        ),
+        scale,
+      ),
     repair: (f) => fromPaths(Clipper.union(toPaths(f, scale), NONZERO), scale),
     // Clipper's union output keeps holes by orientation: intersect those paths as they are.
     repairThenClip: (f, aoi) => fromPaths(Clipper.intersect(Clipper.union(toPaths(f, scale), NONZERO), toPaths(aoi, scale), NONZERO), scale),
@@ -463,7 +568,8 @@ const martinezEngine: Engine = {
     let level = parts;
     while (level.length > 1) {
       const next: MPoly[] = [];
-      for (let i = 0; i < level.length; i += 2) next.push(i + 1 < level.length ? mzOut(mz.union(level[i] as MPoly, level[i + 1] as MPoly)) : (level[i] as MPoly));
+      for (let i = 0; i < level.length; i += 2)
+        next.push(i + 1 < level.length ? mzOut(mz.union(level[i] as MPoly, level[i + 1] as MPoly)) : (level[i] as MPoly));
       level = next;
     }
     return level[0] ?? [];
@@ -481,7 +587,14 @@ const MAIN = ENGINES.map((e) => e.name);
 
 const gc = (globalThis as { gc?: () => void }).gc;
 let sink = 0;
-interface Timing { median: number; min: number; max: number; cpu: number; runs: number[]; cpuRuns: number[] }
+interface Timing {
+  median: number;
+  min: number;
+  max: number;
+  cpu: number;
+  runs: number[];
+  cpuRuns: number[];
+}
 const median = (a: number[]): number => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)] as number;
 /**
  * Times functions interleaved: each is warmed up once (an Error if that throws), then RUNS rounds in which
@@ -510,18 +623,28 @@ function timeAll(fns: Map<string, () => number>, runs = RUNS): Map<string, Timin
       cpu.push((c.user + c.system) / 1000);
     }
   }
-  for (const [k, , wall, cpu] of live) out.set(k, { median: median(wall), min: Math.min(...wall), max: Math.max(...wall), cpu: median(cpu), runs: wall, cpuRuns: cpu });
+  for (const [k, , wall, cpu] of live)
+    out.set(k, { median: median(wall), min: Math.min(...wall), max: Math.max(...wall), cpu: median(cpu), runs: wall, cpuRuns: cpu });
   return out;
 }
 const fmt = (v: number, d = 3): string => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toPrecision(d));
-const errMsg = (e: unknown): string => ((e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '').replace(/ at -?[0-9.]+ -?[0-9.]+.*$/, '').slice(0, 80);
+const errMsg = (e: unknown): string =>
+  ((e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '').replace(/ at -?[0-9.]+ -?[0-9.]+.*$/, '').slice(0, 80);
 
-interface Row { workload: string; unit: string; results: Record<string, { t: Timing; per: number; cpuPer: number; check: string; mark?: string } | { skip: string }> }
+interface Row {
+  workload: string;
+  unit: string;
+  results: Record<string, { t: Timing; per: number; cpuPer: number; check: string; mark?: string } | { skip: string }>;
+}
 const fmtRatio = (r: number): string => (r >= 10 ? r.toFixed(0) : r >= 1 ? r.toFixed(1) : r.toFixed(2));
 const rows: Row[] = [];
-const log = (s: string): void => { process.stdout.write(s + '\n'); };
+const log = (s: string): void => {
+  process.stdout.write(s + '\n');
+};
 
-log(`clip bench: Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, load ${loadavg()[0]?.toFixed(2)}; runs ${RUNS} (+1 warm-up)${gc ? ', gc between runs' : ''}`);
+log(
+  `clip bench: Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, load ${loadavg()[0]?.toFixed(2)}; runs ${RUNS} (+1 warm-up)${gc ? ', gc between runs' : ''}`,
+);
 log(`oracle: shapely ${EXP.shapely}, GEOS ${EXP.geos}`);
 
 const AOIS = { rect: [EXP.aois.rect], circle: [EXP.aois.circle] } as Record<'rect' | 'circle', MPoly>;
@@ -534,13 +657,15 @@ if (ONLY.has('clip')) {
     const aoi = AOIS[aoiName];
     const feats = checked(`clip_${aoiName}`, clipSet(EXP.aois[aoiName][0] as Ring, EXP.seeds[`clip_${aoiName}`] as number, EXP.n_clip)).map((p) => [p]);
     const wkbs = feats.map(toWkb);
-    const want = (EXP.clip[aoiName] as { areas: number[]; total: number });
+    const want = EXP.clip[aoiName] as { areas: number[]; total: number };
     const row: Row = { workload: `clip, ${aoiName === 'rect' ? 'rectangle' : '256-gon circle'} AOI`, unit: 'µs / intersection', results: {} };
     const variants: Engine[] = [...ENGINES, geosFromCoords, clipper7];
     if (aoiName === 'rect') {
       const [x0, y0, x1, y1] = [10.0, 50.0, 10.6, 50.4];
       variants.push({
-        ...geosEngine, name: 'GEOSClipByRect', note: 'GEOSClipByRect (rectangle AOIs only; result not guaranteed valid)',
+        ...geosEngine,
+        name: 'GEOSClipByRect',
+        note: 'GEOSClipByRect (rectangle AOIs only; result not guaranteed valid)',
         clipper: () => ({
           run(_f, wkb) {
             const g = gRead(wkb);
@@ -555,26 +680,35 @@ if (ONLY.has('clip')) {
       });
       const rect: Rect64 = { left: x0 * 1e9, top: y0 * 1e9, right: x1 * 1e9, bottom: y1 * 1e9 };
       variants.push({
-        ...clipper9, name: 'Clipper.rectClip ×1e9', note: 'Clipper.rectClip (rectangle AOIs only), × 1e9',
+        ...clipper9,
+        name: 'Clipper.rectClip ×1e9',
+        note: 'Clipper.rectClip (rectangle AOIs only), × 1e9',
         clipper: () => ({ run: (f) => fromPaths(Clipper.rectClip(rect, toPaths(f, 1e9)), 1e9), dispose() {} }),
       });
     }
     const entries = variants.filter((e) => picked(e.name)).map((eng) => ({ eng, c: eng.clipper(aoi), outs: [] as MPoly[], errors: 0 }));
-    const times = timeAll(new Map(entries.map((st) => [st.eng.name, (): number => {
-      st.outs = new Array(feats.length);
-      let v = 0;
-      for (let i = 0; i < feats.length; i++) {
-        try {
-          const o = st.c.run(feats[i] as MPoly, wkbs[i] as Uint8Array);
-          st.outs[i] = o;
-          v += vertexCount(o);
-        } catch {
-          st.errors++;
-          st.outs[i] = [];
-        }
-      }
-      return v;
-    }])));
+    const times = timeAll(
+      new Map(
+        entries.map((st) => [
+          st.eng.name,
+          (): number => {
+            st.outs = new Array(feats.length);
+            let v = 0;
+            for (let i = 0; i < feats.length; i++) {
+              try {
+                const o = st.c.run(feats[i] as MPoly, wkbs[i] as Uint8Array);
+                st.outs[i] = o;
+                v += vertexCount(o);
+              } catch {
+                st.errors++;
+                st.outs[i] = [];
+              }
+            }
+            return v;
+          },
+        ]),
+      ),
+    );
     for (const { eng, c, outs, errors } of entries) {
       c.dispose();
       const t = times.get(eng.name) as Timing;
@@ -593,7 +727,9 @@ if (ONLY.has('clip')) {
       const totalRel = Math.abs(total - want.total) / want.total;
       const check = `${errors ? `${errors / (RUNS + 1)} errors, ` : ''}${off} of ${feats.length} off by > 1e-9 (max ${maxRel.toExponential(1)}); total ${totalRel.toExponential(1)}`;
       row.results[eng.name] = { t, per: (t.median * 1000) / feats.length, cpuPer: (t.cpu * 1000) / feats.length, check };
-      log(`clip ${aoiName.padEnd(6)} ${eng.name.padEnd(22)} ${fmt((t.median * 1000) / feats.length).padStart(7)} µs (cpu ${fmt((t.cpu * 1000) / feats.length)}; ${fmt(t.min)}–${fmt(t.max)} ms / run)  ${check}`);
+      log(
+        `clip ${aoiName.padEnd(6)} ${eng.name.padEnd(22)} ${fmt((t.median * 1000) / feats.length).padStart(7)} µs (cpu ${fmt((t.cpu * 1000) / feats.length)}; ${fmt(t.min)}–${fmt(t.max)} ms / run)  ${check}`,
+      );
     }
     rows.push(row);
   }
@@ -613,7 +749,13 @@ function segmentHitsBox(x1: number, y1: number, x2: number, y2: number, b: numbe
   const clip = (p: number, q: number): boolean => {
     if (p === 0) return q >= 0;
     const r = q / p;
-    if (p < 0) { if (r > t1) return false; if (r > t0) t0 = r; } else { if (r < t0) return false; if (r < t1) t1 = r; }
+    if (p < 0) {
+      if (r > t1) return false;
+      if (r > t0) t0 = r;
+    } else {
+      if (r < t0) return false;
+      if (r < t1) t1 = r;
+    }
     return true;
   };
   return clip(-dx, x1 - bx0) && clip(dx, bx1 - x1) && clip(-dy, y1 - by0) && clip(dy, by1 - y1) && t0 <= t1;
@@ -651,7 +793,10 @@ if (ONLY.has('inside')) {
 
     const fns = new Map<string, () => number>();
     const counts = new Map<string, number>();
-    const count = (k: string, n: number): number => { counts.set(k, n); return n; };
+    const count = (k: string, n: number): number => {
+      counts.set(k, n);
+      return n;
+    };
 
     // GEOS: GEOSPrepare once; per feature WKB read + prepared predicate + destroy.
     const a = gRead(toWkb([[aoiRing]]));
@@ -661,7 +806,11 @@ if (ONLY.has('inside')) {
       if (!picked('geos')) break;
       fns.set(k, () => {
         let n = 0;
-        for (const w of wkbs) { const g = gRead(w); if (pred(prep, g) === 1) n++; geos.GEOSGeom_destroy(g); }
+        for (const w of wkbs) {
+          const g = gRead(w);
+          if (pred(prep, g) === 1) n++;
+          geos.GEOSGeom_destroy(g);
+        }
         return count(k, n);
       });
     }
@@ -690,7 +839,10 @@ if (ONLY.has('inside')) {
       const c = eng.clipper([[aoiRing]]);
       fns.set(eng.name, () => {
         let n = 0;
-        for (const f of sub) { const o = c.run([f], new Uint8Array()); if (o.length > 0) n++; }
+        for (const f of sub) {
+          const o = c.run([f], new Uint8Array());
+          if (o.length > 0) n++;
+        }
         return n;
       });
     }
@@ -708,11 +860,21 @@ if (ONLY.has('inside')) {
         maybe = 0;
         for (const f of feats) {
           const b = bboxOf(f);
-          if ((b[2] as number) < (aoiBox[0] as number) || (b[0] as number) > (aoiBox[2] as number) || (b[3] as number) < (aoiBox[1] as number) || (b[1] as number) > (aoiBox[3] as number)) continue;
+          if (
+            (b[2] as number) < (aoiBox[0] as number) ||
+            (b[0] as number) > (aoiBox[2] as number) ||
+            (b[3] as number) < (aoiBox[1] as number) ||
+            (b[1] as number) > (aoiBox[3] as number)
+          )
+            continue;
           let hit = false;
-          for (let i = 0; i < edges.length && !hit; i += 4) hit = segmentHitsBox(edges[i] as number, edges[i + 1] as number, edges[i + 2] as number, edges[i + 3] as number, b);
+          for (let i = 0; i < edges.length && !hit; i += 4)
+            hit = segmentHitsBox(edges[i] as number, edges[i + 1] as number, edges[i + 2] as number, edges[i + 3] as number, b);
           if (hit) maybe++;
-          else { const p = (f[0] as Ring)[0] as number[]; if (pip(aoiRing, p[0] as number, p[1] as number)) inside++; }
+          else {
+            const p = (f[0] as Ring)[0] as number[];
+            if (pip(aoiRing, p[0] as number, p[1] as number)) inside++;
+          }
         }
         return count('JS', inside);
       });
@@ -726,9 +888,14 @@ if (ONLY.has('inside')) {
       if (!(t && 'cpu' in t)) return;
       row.results[name] = { t, per: (t.median * 1000) / n, cpuPer: (t.cpu * 1000) / n, check, ...(mark ? { mark } : {}) };
       if (row === rowIn && k === name) return; // polyclip, martinez: the same timing in both rows, logged once
-      log(`inside ${aoiName.padEnd(6)} ${`${name} (${k})`.padEnd(44)} ${fmt((t.median * 1000) / n).padStart(7)} µs/feature (cpu ${fmt((t.cpu * 1000) / n)})  ${check}`);
+      log(
+        `inside ${aoiName.padEnd(6)} ${`${name} (${k})`.padEnd(44)} ${fmt((t.median * 1000) / n).padStart(7)} µs/feature (cpu ${fmt((t.cpu * 1000) / n)})  ${check}`,
+      );
     };
-    const eq = (k: string, w: number): string => { const n = counts.get(k) as number; return n === w ? `${n} = shapely` : `${n} ≠ shapely ${w}`; };
+    const eq = (k: string, w: number): string => {
+      const n = counts.get(k) as number;
+      return n === w ? `${n} = shapely` : `${n} ≠ shapely ${w}`;
+    };
     put(rowCp, 'geos-wasm', 'geos ContainsProperly', feats.length, eq('geos ContainsProperly', want.contains_properly));
     put(rowIn, 'geos-wasm', 'geos Intersects', feats.length, eq('geos Intersects', want.intersects));
     put(rowCp, clipper9.name, 'clipper', feats.length, `${eq('clipper', want.contains_properly)} (vertices only, no edge test)`, '‡');
@@ -752,7 +919,18 @@ if (ONLY.has('union')) {
     const row: Row = { workload: `union of ${Number(key).toLocaleString('en')} squares`, unit: 'ms', results: {} };
     const engs = [...ENGINES, clipper7].filter((e) => picked(e.name));
     const outs = new Map<string, MPoly>();
-    const times = timeAll(new Map(engs.map((eng) => [eng.name, (): number => { const o = eng.union(feats); outs.set(eng.name, o); return vertexCount(o); }])));
+    const times = timeAll(
+      new Map(
+        engs.map((eng) => [
+          eng.name,
+          (): number => {
+            const o = eng.union(feats);
+            outs.set(eng.name, o);
+            return vertexCount(o);
+          },
+        ]),
+      ),
+    );
     for (const eng of engs) {
       const t = times.get(eng.name);
       if (!(t && 'cpu' in t)) {
@@ -775,7 +953,11 @@ if (ONLY.has('union')) {
 // ---------------------------------------------------------------------------------------------------
 // 4. robustness
 
-interface Verdict { verdict: string; area?: number; rel?: number }
+interface Verdict {
+  verdict: string;
+  area?: number;
+  rel?: number;
+}
 const robust: Record<string, Record<string, Verdict>> = {};
 if (ONLY.has('robust')) {
   const judge = (eng: Engine, fn: () => MPoly, want: number, tol: number, shape?: { polygons: number; rings: number }): Verdict => {
@@ -790,7 +972,20 @@ if (ONLY.has('robust')) {
     const s = shapeOf(out, eng.flat);
     const shapeOk = !shape || (s.polygons === shape.polygons && s.rings === shape.rings);
     if (rel <= tol && shapeOk) return { verdict: 'correct', area: a, rel };
-    const why = [rel > tol ? (a === 0 ? 'area 0' : rel < 0.01 ? `area off ${rel.toExponential(1)}` : a / want < 1e-6 ? `area ≈ 0: ${(a / want).toExponential(0)} of shapely's` : `area ${(a / want).toPrecision(3)}× shapely's`) : '', shapeOk ? '' : `${s.polygons} polygon(s), ${s.rings} ring(s) (want ${shape?.polygons}, ${shape?.rings})`].filter(Boolean).join('; ');
+    const why = [
+      rel > tol
+        ? a === 0
+          ? 'area 0'
+          : rel < 0.01
+            ? `area off ${rel.toExponential(1)}`
+            : a / want < 1e-6
+              ? `area ≈ 0: ${(a / want).toExponential(0)} of shapely's`
+              : `area ${(a / want).toPrecision(3)}× shapely's`
+        : '',
+      shapeOk ? '' : `${s.polygons} polygon(s), ${s.rings} ring(s) (want ${shape?.polygons}, ${shape?.rings})`,
+    ]
+      .filter(Boolean)
+      .join('; ');
     return { verdict: `wrong (${why})`, area: a, rel };
   };
   for (const c of EXP.cases) {
@@ -800,17 +995,51 @@ if (ONLY.has('robust')) {
     const e = c.expected;
     const checks: [string, (eng: Engine) => Verdict][] = [];
     if (c.repair) {
-      checks.push([`${c.name}: ∩ raw`, (eng) => {
-        const v = judge(eng, () => { const k = eng.clipper(aoi); try { return k.run(f, toWkb(f)); } finally { k.dispose(); } }, e.intersection_area, tol);
-        return v.verdict === 'correct' ? { ...v, verdict: 'repaired (= make_valid)' } : v;
-      }]);
+      checks.push([
+        `${c.name}: ∩ raw`,
+        (eng) => {
+          const v = judge(
+            eng,
+            () => {
+              const k = eng.clipper(aoi);
+              try {
+                return k.run(f, toWkb(f));
+              } finally {
+                k.dispose();
+              }
+            },
+            e.intersection_area,
+            tol,
+          );
+          return v.verdict === 'correct' ? { ...v, verdict: 'repaired (= make_valid)' } : v;
+        },
+      ]);
       checks.push([`${c.name}: engine's repair, then ∩`, (eng) => judge(eng, () => eng.repairThenClip(f, aoi), e.intersection_area, tol)]);
     } else {
-      checks.push([`${c.name}: ∩`, (eng) => judge(eng, () => { const k = eng.clipper(aoi); try { return k.run(f, toWkb(f)); } finally { k.dispose(); } }, e.intersection_area, tol)]);
+      checks.push([
+        `${c.name}: ∩`,
+        (eng) =>
+          judge(
+            eng,
+            () => {
+              const k = eng.clipper(aoi);
+              try {
+                return k.run(f, toWkb(f));
+              } finally {
+                k.dispose();
+              }
+            },
+            e.intersection_area,
+            tol,
+          ),
+      ]);
     }
     if (c.union) {
       const parts = c.name === 'identical' ? [...f.map((p) => [p]), aoi] : f.map((p) => [p]);
-      checks.push([`${c.name}: ∪`, (eng) => judge(eng, () => eng.union(parts), e.union_area as number, tol, { polygons: e.union_polygons as number, rings: e.union_rings as number })]);
+      checks.push([
+        `${c.name}: ∪`,
+        (eng) => judge(eng, () => eng.union(parts), e.union_area as number, tol, { polygons: e.union_polygons as number, rings: e.union_rings as number }),
+      ]);
     }
     for (const [label, run] of checks) {
       robust[label] = {};
@@ -818,7 +1047,11 @@ if (ONLY.has('robust')) {
         geosError = null;
         (robust[label] as Record<string, Verdict>)[eng.name] = run(eng);
       }
-      log(`robust ${label.padEnd(36)} ${Object.entries(robust[label] as Record<string, Verdict>).map(([k, v]) => `${k}: ${v.verdict}`).join(' | ')}`);
+      log(
+        `robust ${label.padEnd(36)} ${Object.entries(robust[label] as Record<string, Verdict>)
+          .map(([k, v]) => `${k}: ${v.verdict}`)
+          .join(' | ')}`,
+      );
     }
   }
 }
@@ -833,7 +1066,10 @@ geos.GEOSWKBReader_destroy(wkbReader);
 
 const md: string[] = [];
 const stamp = new Date().toISOString().replace('T', ' ').slice(0, 16);
-md.push(`Run ${stamp} UTC: Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, 1-min load at the end ${loadavg()[0]?.toFixed(2)}; ${RUNS} timed runs after 1 warm-up, median. Oracle: shapely ${EXP.shapely} (GEOS ${EXP.geos}). geos-wasm: import + instantiate ${geosInitMs.toFixed(0)} ms, wasm heap at the end ${(heap / 2 ** 20).toFixed(0)} MiB.`, '');
+md.push(
+  `Run ${stamp} UTC: Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, 1-min load at the end ${loadavg()[0]?.toFixed(2)}; ${RUNS} timed runs after 1 warm-up, median. Oracle: shapely ${EXP.shapely} (GEOS ${EXP.geos}). geos-wasm: import + instantiate ${geosInitMs.toFixed(0)} ms, wasm heap at the end ${(heap / 2 ** 20).toFixed(0)} MiB.`,
+  '',
+);
 md.push(`| workload | unit | ${MAIN.join(' | ')} |`, `|---|---|${MAIN.map(() => '---:').join('|')}|`);
 for (const r of rows) {
   const base = r.results['geos-wasm'];
@@ -846,8 +1082,17 @@ for (const r of rows) {
   };
   md.push(`| ${r.workload} | ${r.unit} | ${MAIN.map(cell).join(' | ')} |`);
 }
-md.push('', `† no predicate: a full intersection per feature (first ${SUB} features). ‡ pointInPolygon of every vertex: no edge test, so not a containment test for a concave AOI.`);
-md.push('', 'Other variants and the checks of every timed result (wall-clock median, and the median of this process\'s CPU time per run):', '', '| workload | variant | wall | ×geos-wasm | CPU | ×geos-wasm | check against shapely |', '|---|---|---:|---:|---:|---:|---|');
+md.push(
+  '',
+  `† no predicate: a full intersection per feature (first ${SUB} features). ‡ pointInPolygon of every vertex: no edge test, so not a containment test for a concave AOI.`,
+);
+md.push(
+  '',
+  "Other variants and the checks of every timed result (wall-clock median, and the median of this process's CPU time per run):",
+  '',
+  '| workload | variant | wall | ×geos-wasm | CPU | ×geos-wasm | check against shapely |',
+  '|---|---|---:|---:|---:|---:|---|',
+);
 for (const r of rows) {
   const base = r.results['geos-wasm'];
   for (const [name, x] of Object.entries(r.results)) {

@@ -46,14 +46,34 @@ const PY = process.env['BENCH_PYTHON'] ?? '/usr/bin/python3';
 const LOSSY = new Set(['rgb_jpeg_q90', 'rgb_webp_q90']);
 /** Table order: the order make-data.py writes them in. */
 const ORDER = [
-  'int16_deflate_p2', 'int16_lzw_p2', 'int16_zstd_p2', 'int16_lzma', 'int16_packbits', 'int16_none', 'int16_lerc',
-  'int16_lerc_zstd', 'float32_deflate_p3', 'float32_zstd_p3', 'rgb_jpeg_q90', 'rgb_webp_q90', 'rgb_webp_lossless',
+  'int16_deflate_p2',
+  'int16_lzw_p2',
+  'int16_zstd_p2',
+  'int16_lzma',
+  'int16_packbits',
+  'int16_none',
+  'int16_lerc',
+  'int16_lerc_zstd',
+  'float32_deflate_p3',
+  'float32_zstd_p3',
+  'rgb_jpeg_q90',
+  'rgb_webp_q90',
+  'rgb_webp_lossless',
   'byte_nbits4_deflate',
 ];
 
-interface GdalBand { sum: number; bits_sum?: number }
+interface GdalBand {
+  sum: number;
+  bits_sum?: number;
+}
 /** One answer of gdal_decode.py --serve: the runs, and the band sums when asked for (the first round). */
-interface GdalResult { runs_ms: number[]; gdal: string; dtype?: string; shape?: number[]; bands?: GdalBand[] }
+interface GdalResult {
+  runs_ms: number[];
+  gdal: string;
+  dtype?: string;
+  shape?: number[];
+  bands?: GdalBand[];
+}
 type Bands = SampleArray[];
 
 const median = (xs: number[]): number => {
@@ -67,7 +87,8 @@ const median = (xs: number[]): number => {
  */
 async function warmUp(fn: () => Promise<unknown>): Promise<void> {
   const t0 = performance.now();
-  do await fn(); while (performance.now() - t0 < WARMUP_MS);
+  do await fn();
+  while (performance.now() - t0 < WARMUP_MS);
 }
 
 async function timed(fn: () => Promise<unknown>): Promise<number[]> {
@@ -142,7 +163,10 @@ async function geotiffDecode(buffer: ArrayBuffer): Promise<Bands> {
   return Array.from(rasters as unknown as ArrayLike<SampleArray>);
 }
 
-interface Check { ok: boolean; text: string }
+interface Check {
+  ok: boolean;
+  text: string;
+}
 
 /** Sums of a band: values (exact for integers) and, for float32, the bit patterns as integers. */
 function sums(a: SampleArray): { sum: number; bits_sum?: number } {
@@ -198,15 +222,19 @@ function check(name: string, bands: Bands, want: GdalResult): Check {
 // --- run ---
 const loadStart = loadavg()[0]!;
 await preloadImageCodecs();
-const names = readdirSync(DATA).filter((f) => f.endsWith('.tif')).map((f) => f.slice(0, -4))
+const names = readdirSync(DATA)
+  .filter((f) => f.endsWith('.tif'))
+  .map((f) => f.slice(0, -4))
   .filter((n) => !ONLY || ONLY.includes(n))
   .sort((a, b) => (ORDER.indexOf(a) + 1 || 99) - (ORDER.indexOf(b) + 1 || 99));
 if (names.length === 0) throw new Error(`no files in ${DATA}: run bench/codecs/make-data.py`);
 
 // GDAL stays up (gdal_decode.py --serve) and each round times every file on both sides in turn, so that GDAL's
 // runs of a file and the service's are minutes apart at most, not a whole table: the machine is shared.
-const gdalProc = spawn(PY, [join(ROOT, 'bench', 'codecs', 'gdal_decode.py'), '--serve', '--dump', DATA, '--lossy', [...LOSSY].join(',')],
-  { env: { ...process.env, GDAL_NUM_THREADS: '1', GDAL_CACHEMAX: '16' }, stdio: ['pipe', 'pipe', 'inherit'] });
+const gdalProc = spawn(PY, [join(ROOT, 'bench', 'codecs', 'gdal_decode.py'), '--serve', '--dump', DATA, '--lossy', [...LOSSY].join(',')], {
+  env: { ...process.env, GDAL_NUM_THREADS: '1', GDAL_CACHEMAX: '16' },
+  stdio: ['pipe', 'pipe', 'inherit'],
+});
 const gdalLines = createInterface({ input: gdalProc.stdout })[Symbol.asyncIterator]();
 async function gdalMeasure(name: string, stats: boolean): Promise<GdalResult> {
   gdalProc.stdin.write(`${JSON.stringify({ path: join(DATA, `${name}.tif`), runs: RUNS, stats })}\n`);
@@ -216,12 +244,23 @@ async function gdalMeasure(name: string, stats: boolean): Promise<GdalResult> {
 }
 
 interface Row {
-  name: string; mb: number; pixels: number; bands: number;
-  gdal_ms: number; gdal_runs: number[];
-  geotiff_ms: number | null; geotiff_runs: number[] | null; geotiff_error: string | null; geotiff_check: Check | null;
-  service_ms: number | null; service_runs: number[] | null; service_error: string | null; service_check: Check | null;
+  name: string;
+  mb: number;
+  pixels: number;
+  bands: number;
+  gdal_ms: number;
+  gdal_runs: number[];
+  geotiff_ms: number | null;
+  geotiff_runs: number[] | null;
+  geotiff_error: string | null;
+  geotiff_check: Check | null;
+  service_ms: number | null;
+  service_runs: number[] | null;
+  service_error: string | null;
+  service_check: Check | null;
   /** The service's header (openRaster), timed apart: GDAL's open is not in its time either. */
-  service_open_ms: number | null; service_open_runs: number[] | null;
+  service_open_ms: number | null;
+  service_open_runs: number[] | null;
 }
 const rows: Row[] = [];
 let gdalVersion = '';
@@ -234,10 +273,22 @@ for (let round = 0; round < ROUNDS; round++) {
     gdalVersion = g.gdal;
     if (round === 0) {
       const row: Row = {
-        name, mb: statSync(join(DATA, `${name}.tif`)).size / 1e6, pixels: g.shape![1]! * g.shape![2]!, bands: g.shape![0]!,
-        gdal_ms: 0, gdal_runs: [],
-        geotiff_ms: null, geotiff_runs: null, geotiff_error: null, geotiff_check: null,
-        service_ms: null, service_runs: [], service_error: null, service_check: null, service_open_ms: null, service_open_runs: [],
+        name,
+        mb: statSync(join(DATA, `${name}.tif`)).size / 1e6,
+        pixels: g.shape![1]! * g.shape![2]!,
+        bands: g.shape![0]!,
+        gdal_ms: 0,
+        gdal_runs: [],
+        geotiff_ms: null,
+        geotiff_runs: null,
+        geotiff_error: null,
+        geotiff_check: null,
+        service_ms: null,
+        service_runs: [],
+        service_error: null,
+        service_check: null,
+        service_open_ms: null,
+        service_open_runs: [],
       };
       rows.push(row);
       // geotiff.js, for information only (the previous version's decoders): the first round only.
@@ -271,46 +322,69 @@ for (const row of rows) {
     row.service_ms = median(row.service_runs!);
     row.service_open_ms = median(row.service_open_runs!);
   }
-  console.error(`${row.name}: GDAL ${row.gdal_ms.toFixed(1)} ms, geotiff.js ${row.geotiff_ms?.toFixed(1) ?? 'fails'}, `
-    + `service ${row.service_ms?.toFixed(1) ?? 'fails'} ms — ${row.service_check?.text ?? row.service_error}`);
+  console.error(
+    `${row.name}: GDAL ${row.gdal_ms.toFixed(1)} ms, geotiff.js ${row.geotiff_ms?.toFixed(1) ?? 'fails'}, ` +
+      `service ${row.service_ms?.toFixed(1) ?? 'fails'} ms — ${row.service_check?.text ?? row.service_error}`,
+  );
 }
 
 // --- report ---
 const f1 = (x: number): string => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
 const ratio = (a: number | null, b: number | null): string => (a === null || b === null ? '—' : `${(a / b).toFixed(2)}×`);
 const lines = [
-  '| file | MB | GDAL ms | geotiff.js ms | service ms | service / GDAL | fastest runs: service / GDAL | service / geotiff.js | service Mpx/s '
-  + '| service open ms | service = GDAL? |',
+  '| file | MB | GDAL ms | geotiff.js ms | service ms | service / GDAL | fastest runs: service / GDAL | service / geotiff.js | service Mpx/s ' +
+    '| service open ms | service = GDAL? |',
   '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
-  ...rows.map((r) => [
-    `\`${r.name}\``, r.mb.toFixed(2), f1(r.gdal_ms),
-    r.geotiff_ms === null ? 'fails' : f1(r.geotiff_ms),
-    r.service_ms === null ? 'fails' : f1(r.service_ms),
-    ratio(r.service_ms, r.gdal_ms), r.service_ms === null ? '—' : ratio(Math.min(...r.service_runs!), Math.min(...r.gdal_runs)),
-    ratio(r.service_ms, r.geotiff_ms),
-    r.service_ms === null ? '—' : (r.pixels / 1e3 / r.service_ms).toFixed(0),
-    r.service_open_ms === null ? '—' : r.service_open_ms.toFixed(2),
-    r.service_error ? `**FAILS: ${r.service_error}**` : r.service_check!.ok ? r.service_check!.text : `**MISMATCH: ${r.service_check!.text}**`,
-  ].join(' | ')).map((l) => `| ${l} |`),
+  ...rows
+    .map((r) =>
+      [
+        `\`${r.name}\``,
+        r.mb.toFixed(2),
+        f1(r.gdal_ms),
+        r.geotiff_ms === null ? 'fails' : f1(r.geotiff_ms),
+        r.service_ms === null ? 'fails' : f1(r.service_ms),
+        ratio(r.service_ms, r.gdal_ms),
+        r.service_ms === null ? '—' : ratio(Math.min(...r.service_runs!), Math.min(...r.gdal_runs)),
+        ratio(r.service_ms, r.geotiff_ms),
+        r.service_ms === null ? '—' : (r.pixels / 1e3 / r.service_ms).toFixed(0),
+        r.service_open_ms === null ? '—' : r.service_open_ms.toFixed(2),
+        r.service_error ? `**FAILS: ${r.service_error}**` : r.service_check!.ok ? r.service_check!.text : `**MISMATCH: ${r.service_check!.text}**`,
+      ].join(' | '),
+    )
+    .map((l) => `| ${l} |`),
 ];
 const mismatches = rows.filter((r) => r.service_error || (r.service_check && !r.service_check.ok && !LOSSY.has(r.name)));
-const geotiffNotes = rows.filter((r) => r.geotiff_error || (r.geotiff_check && !r.geotiff_check.ok))
+const geotiffNotes = rows
+  .filter((r) => r.geotiff_error || (r.geotiff_check && !r.geotiff_check.ok))
   .map((r) => `- geotiff.js on \`${r.name}\`: ${r.geotiff_error ? `fails (${r.geotiff_error})` : r.geotiff_check!.text}`);
 const table = lines.join('\n');
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 let commit = 'unknown';
 try {
-  commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-} catch { /* not a checkout */ }
+  commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] })
+    .toString()
+    .trim();
+} catch {
+  /* not a checkout */
+}
 const load = [loadStart, loadavg()[0]!].map((x) => x.toFixed(1));
 const meta = {
-  date: new Date().toISOString(), commit, node: process.version, gdal: gdalVersion, cpu, cores: cpus().length, rounds: ROUNDS, runs: RUNS, load_1min: load,
+  date: new Date().toISOString(),
+  commit,
+  node: process.version,
+  gdal: gdalVersion,
+  cpu,
+  cores: cpus().length,
+  rounds: ROUNDS,
+  runs: RUNS,
+  load_1min: load,
 };
 mkdirSync(OUT, { recursive: true });
 writeFileSync(join(OUT, 'codecs.json'), `${JSON.stringify({ ...meta, rows }, null, 2)}\n`);
-const md = `${table}\n\n${geotiffNotes.join('\n')}\n\nNode ${meta.node}, GDAL ${meta.gdal}, ${cpu} (${meta.cores} cores), median of ${ROUNDS} × ${RUNS} runs `
-  + `(the service after ${WARMUP_MS} ms of warm-up a round; geotiff.js ${RUNS} runs, first round); commit ${commit}; `
-  + `1-minute load average ${load[0]} at start, ${load[1]} at end.\n`;
+const md =
+  `${table}\n\n${geotiffNotes.join('\n')}\n\nNode ${meta.node}, GDAL ${meta.gdal}, ${cpu} (${meta.cores} cores), median of ${ROUNDS} × ${RUNS} runs ` +
+  `(the service after ${WARMUP_MS} ms of warm-up a round; geotiff.js ${RUNS} runs, first round); commit ${commit}; ` +
+  `1-minute load average ${load[0]} at start, ${load[1]} at end.\n`;
 writeFileSync(join(OUT, 'codecs.md'), md);
 console.log(md);
 if (mismatches.length) {

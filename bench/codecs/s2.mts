@@ -41,7 +41,17 @@ const ROUNDS = Number(process.env['BENCH_S2_ROUNDS'] ?? 5);
 const PASSES = Number(process.env['BENCH_S2_PASSES'] ?? 3);
 const PY = process.env['BENCH_PYTHON'] ?? '/usr/bin/python3';
 /** Nine whole tiles spread over the 11 × 11 grid (column 10 and row 10 are the partial edge tiles). */
-const TILES: [number, number][] = [[1, 1], [5, 1], [9, 1], [1, 5], [5, 5], [9, 5], [1, 9], [5, 9], [9, 9]];
+const TILES: [number, number][] = [
+  [1, 1],
+  [5, 1],
+  [9, 1],
+  [1, 5],
+  [5, 5],
+  [9, 5],
+  [1, 9],
+  [5, 9],
+  [9, 9],
+];
 const FRACTIONS = [0.1, 0.25, 0.5, 0.75, 1];
 
 const median = (xs: number[]): number => {
@@ -62,7 +72,11 @@ if (codec.compression !== 8 && codec.compression !== 32946) throw new Error(`${F
 if (codec.tileWidth !== 1024 || codec.tileHeight !== 1024 || codec.bitsPerSample[0] !== 16 || codec.predictor !== 2) {
   throw new Error(`${FILE}: expected 1024 × 1024 UInt16 tiles with predictor 2`);
 }
-const blocks: EncodedBlock[] = await reader.readBlocks(level, TILES.map(([tx, ty]) => ty * across + tx), [1]);
+const blocks: EncodedBlock[] = await reader.readBlocks(
+  level,
+  TILES.map(([tx, ty]) => ty * across + tx),
+  [1],
+);
 const compressed = blocks.map((b) => new Uint8Array(b.planes[0]!));
 const SIZE = 1024 * 1024 * 2;
 const ROWS = 1024;
@@ -122,8 +136,9 @@ mkdirSync(OUT, { recursive: true });
 let gdalVersion = '';
 for (let round = 0; round < ROUNDS; round++) {
   const args = [join(ROOT, 'bench', 'codecs', 'gdal_s2.py'), '--runs', String(PASSES), '--tiles', tilesArg, ...(round === 0 ? ['--dump', dump] : []), FILE];
-  const g = JSON.parse(execFileSync(PY, args, { env: { ...process.env, GDAL_NUM_THREADS: '1', GDAL_CACHEMAX: '16' }, stdio: ['ignore', 'pipe', 'inherit'] })
-    .toString()) as { gdal: string; runs_ms: number[][] };
+  const g = JSON.parse(
+    execFileSync(PY, args, { env: { ...process.env, GDAL_NUM_THREADS: '1', GDAL_CACHEMAX: '16' }, stdio: ['ignore', 'pipe', 'inherit'] }).toString(),
+  ) as { gdal: string; runs_ms: number[][] };
   gdalVersion = g.gdal;
   samples['GDAL ReadBlock']!.push(...g.runs_ms.flat());
   for (const [name, measure] of Object.entries(MEASURES)) {
@@ -135,8 +150,10 @@ for (let round = 0; round < ROUNDS; round++) {
     }
   }
   const m = (name: string): string => median(samples[name]!).toFixed(2);
-  console.error(`round ${round + 1}/${ROUNDS}: GDAL ${m('GDAL ReadBlock')} ms, service libdeflate ${m('service libdeflate')}, `
-    + `node:zlib ${m('service node:zlib')} (medians so far)`);
+  console.error(
+    `round ${round + 1}/${ROUNDS}: GDAL ${m('GDAL ReadBlock')} ms, service libdeflate ${m('service libdeflate')}, ` +
+      `node:zlib ${m('service node:zlib')} (medians so far)`,
+  );
 }
 useInflateBackend('libdeflate');
 
@@ -160,9 +177,10 @@ for (const backend of ['libdeflate', 'node:zlib'] as const) {
   }
 }
 useInflateBackend('libdeflate');
-const checkText = problems.length === 0
-  ? `equal to GDAL's ReadBlock on all ${TILES.length} tiles: whole tiles and the first 10/25/50/75 % of the rows, libdeflate and node:zlib`
-  : `**MISMATCH**: ${problems.slice(0, 5).join('; ')}`;
+const checkText =
+  problems.length === 0
+    ? `equal to GDAL's ReadBlock on all ${TILES.length} tiles: whole tiles and the first 10/25/50/75 % of the rows, libdeflate and node:zlib`
+    : `**MISMATCH**: ${problems.slice(0, 5).join('; ')}`;
 
 // --- report ---
 const med = (name: string): number => median(samples[name]!);
@@ -193,8 +211,12 @@ const lines = [
   '|---|---:|---:|---:|---:|',
   ...FRACTIONS.map((f) => {
     const p = (what: string): number => med(`prefix ${f * 100}% ${what}`);
-    const cells = [p('service libdeflate').toFixed(2), `${((100 * p('service libdeflate')) / whole).toFixed(0)} %`, p('inflate libdeflate').toFixed(2),
-      p('service node:zlib').toFixed(2)];
+    const cells = [
+      p('service libdeflate').toFixed(2),
+      `${((100 * p('service libdeflate')) / whole).toFixed(0)} %`,
+      p('inflate libdeflate').toFixed(2),
+      p('service node:zlib').toFixed(2),
+    ];
     return `| first ${f * 100} % (${spanOf(f).row1} rows) | ${cells.join(' | ')} |`;
   }),
 ];
@@ -204,18 +226,31 @@ const fits = (['service libdeflate', 'inflate libdeflate', 'service node:zlib'] 
 });
 let commit = 'unknown';
 try {
-  commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-} catch { /* not a checkout */ }
+  commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] })
+    .toString()
+    .trim();
+} catch {
+  /* not a checkout */
+}
 const load = [loadStart, loadavg()[0]!].map((x) => x.toFixed(1));
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 const meta = {
-  date: new Date().toISOString(), commit, node: process.version, gdal: gdalVersion, cpu, cores: cpus().length, rounds: ROUNDS, passes: PASSES, load_1min: load,
+  date: new Date().toISOString(),
+  commit,
+  node: process.version,
+  gdal: gdalVersion,
+  cpu,
+  cores: cpus().length,
+  rounds: ROUNDS,
+  passes: PASSES,
+  load_1min: load,
 };
 const compressedBytes = compressed.reduce((s, c) => s + c.length, 0) / compressed.length;
-const md = `${lines.join('\n')}\n\nLinear fits over the prefixes: ${fits.join('; ')}.\n\nCheck: ${checkText}.\n\n`
-  + `Tiles ${TILES.map((t) => t.join(',')).join(' ')} of ${FILE.replace(ROOT, '')} (mean ${(compressedBytes / 1e3).toFixed(0)} KB compressed, `
-  + `${(SIZE / compressedBytes).toFixed(2)}:1). Node ${meta.node}, GDAL ${gdalVersion}, ${cpu} (${meta.cores} cores); `
-  + `commit ${commit}; 1-minute load average ${load[0]} at start, ${load[1]} at end.\n`;
+const md =
+  `${lines.join('\n')}\n\nLinear fits over the prefixes: ${fits.join('; ')}.\n\nCheck: ${checkText}.\n\n` +
+  `Tiles ${TILES.map((t) => t.join(',')).join(' ')} of ${FILE.replace(ROOT, '')} (mean ${(compressedBytes / 1e3).toFixed(0)} KB compressed, ` +
+  `${(SIZE / compressedBytes).toFixed(2)}:1). Node ${meta.node}, GDAL ${gdalVersion}, ${cpu} (${meta.cores} cores); ` +
+  `commit ${commit}; 1-minute load average ${load[0]} at start, ${load[1]} at end.\n`;
 const medians = Object.fromEntries(Object.keys(samples).map((k) => [k, med(k)]));
 writeFileSync(join(OUT, 'codecs-s2.json'), `${JSON.stringify({ ...meta, tiles: TILES, medians, samples, problems }, null, 2)}\n`);
 writeFileSync(join(OUT, 'codecs-s2.md'), md);

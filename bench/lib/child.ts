@@ -48,7 +48,10 @@ export async function startChild(args: string[], extraEnv: Record<string, string
  * The service (bench/lib/service.ts) in its own process; `port` and `pid` from its ready line. `root`: the
  * checkout to run (another commit's worktree, for a before/after), `nodeArgs`: e.g. --cpu-prof.
  */
-export async function startService(env: Record<string, string>, opts: { root?: string; nodeArgs?: string[] } = {}): Promise<Child & { port: number; pid: number }> {
+export async function startService(
+  env: Record<string, string>,
+  opts: { root?: string; nodeArgs?: string[] } = {},
+): Promise<Child & { port: number; pid: number }> {
   const child = await startChild([...(opts.nodeArgs ?? []), '--import', 'tsx', 'bench/lib/service.ts'], env, opts.root ?? ROOT);
   return { ...child, port: Number(child.info['port']), pid: Number(child.info['pid']) };
 }

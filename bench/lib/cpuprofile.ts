@@ -22,12 +22,24 @@ interface Profile {
 const PHASES: [string, RegExp][] = [
   ['idle', /^\((idle)\)|atomicsWaitLoop|^epoll_wait/],
   ['gc', /^\(garbage collector\)/],
-  ['inflate', /^(inflate|inflateSync|zlibBufferSync|processChunkSync|zlibOnError|decodeLzw|decodePackBits|decodeZstd) |codecs\/(deflate|lzw|packbits|zstd)\.ts|node:zlib/],
+  [
+    'inflate',
+    /^(inflate|inflateSync|zlibBufferSync|processChunkSync|zlibOnError|decodeLzw|decodePackBits|decodeZstd) |codecs\/(deflate|lzw|packbits|zstd)\.ts|node:zlib/,
+  ],
   ['predictor and byte order', /^(undoHorizontal|undoFloatingPoint|sum8|sum16|sum16x2|sum32|sum64|swapInPlace|toSamples|typed|aligned) /],
   ['coverage', /coverage\/|^(centerCoverage|fractionalCoverage|allTouchedCoverage|pointCoverage|sharedCoverage|coverageFor) /],
-  ['fold', /^(foldZone|foldProgram|foldTiles|classLookup|sampleAt|mergePartials|pixelAreas) |stats\/|raster\/pixel-area\.ts|zonal\/fold\.ts|raster\/decode\.ts/],
-  ['messaging', /^(postTask|postMessage|receiveMessageOnPort|_distributeTask|runTask|structuredClone|deserialize|serialize) |worker_pool|piscina|worker\/io|worker_threads/],
-  ['reads (HTTP, sockets, buffers)', /node:_http|node:net|stream_base|writeLatin1String|socketOnData|source\/|streams\/|createUnsafeBuffer|node:internal\/buffer|readBlocks|readTiles/],
+  [
+    'fold',
+    /^(foldZone|foldProgram|foldTiles|classLookup|sampleAt|mergePartials|pixelAreas) |stats\/|raster\/pixel-area\.ts|zonal\/fold\.ts|raster\/decode\.ts/,
+  ],
+  [
+    'messaging',
+    /^(postTask|postMessage|receiveMessageOnPort|_distributeTask|runTask|structuredClone|deserialize|serialize) |worker_pool|piscina|worker\/io|worker_threads/,
+  ],
+  [
+    'reads (HTTP, sockets, buffers)',
+    /node:_http|node:net|stream_base|writeLatin1String|socketOnData|source\/|streams\/|createUnsafeBuffer|node:internal\/buffer|readBlocks|readTiles/,
+  ],
   ['planning and geometry', /geometry\/|raster\/plan\.ts|raster\/window\.ts|proj4|zonal\/raster\.ts|stac/],
   ['start-up (modules, compile)', /cjs\/loader|esm\/|bootstrap|compileSourceTextModule|wrapSafe|register-|lexer|tsx/],
 ];

@@ -27,7 +27,11 @@ async function visit(compressed: boolean): Promise<{ page: Page; bytes: number; 
   const page = await context.newPage();
   let bytes = 0;
   page.on('response', (r) => {
-    void r.request().sizes().then((s) => (bytes += s.responseBodySize + s.responseHeadersSize)).catch(() => undefined);
+    void r
+      .request()
+      .sizes()
+      .then((s) => (bytes += s.responseBodySize + s.responseHeadersSize))
+      .catch(() => undefined);
   });
   const t0 = performance.now();
   await page.goto(`${base}/`);
@@ -64,10 +68,17 @@ try {
     const status = page.locator('#status', { hasText: /^20 zones/ });
     await status.waitFor();
     viaPage.push(Number(/in (\d+) ms/.exec((await status.textContent()) ?? '')?.[1]));
-    const body = (await page.locator('#curl').inputValue()).replace(/^[\s\S]*?-d '/, '').replace(/'$/, '').replace(/'\\''/g, "'");
+    const body = (await page.locator('#curl').inputValue())
+      .replace(/^[\s\S]*?-d '/, '')
+      .replace(/'$/, '')
+      .replace(/'\\''/g, "'");
     const ms = await page.evaluate(async (b) => {
       const t = performance.now();
-      const r = await fetch('/api/v1/zonal-stats/raster', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: b });
+      const r = await fetch('/api/v1/zonal-stats/raster', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: b,
+      });
       await r.json();
       return performance.now() - t;
     }, body);

@@ -148,7 +148,6 @@ export function benchAois(grid: Grid = GRIDS.dem): Record<string, BenchAoi> {
   };
 }
 
-
 export interface Place extends BenchAoi {
   /** The shape's centre in UTM (m). */
   centre: Pos;

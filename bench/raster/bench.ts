@@ -83,7 +83,10 @@ function cpuJiffies(): { busy: number; total: number } {
 function cpuTicks(pid: number | 'self'): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+    const f = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
     return f[11]! + f[12]! + (pid === 'self' ? f[13]! + f[14]! : 0);
   } catch {
     return 0;
@@ -365,7 +368,6 @@ function log(what: string, s: Series): void {
 // ------------------------------------------------------------------------------------------------
 // new place: one zone somewhere new each time (the header cached, the tiles never decoded before)
 
-
 /** One measured query of a new-place series, with what /metrics counted during it. */
 interface NewQuery {
   place: string;
@@ -529,7 +531,10 @@ async function benchNewPlace(
       const hits = s.queries.reduce((a, q) => a + q.tileHits, 0);
       console.log(
         `  ours ${src.padEnd(4)} new place  p50 ${s.p50.toFixed(1).padStart(8)} ms  p95 ${s.p95.toFixed(1).padStart(8)} ms  ` +
-          `requests ${quantile(s.queries.map((q) => q.traffic.requests), 0.5)}, decoded-tile cache hits ${hits}; other jobs ${s.othersPct.toFixed(0)} %`,
+          `requests ${quantile(
+            s.queries.map((q) => q.traffic.requests),
+            0.5,
+          )}, decoded-tile cache hits ${hits}; other jobs ${s.othersPct.toFixed(0)} %`,
       );
     }
   }
@@ -570,8 +575,10 @@ function reportNewPlace(all: { grid: Grid; shapes: Record<string, NewPlaceResult
       `${NEW_WARMUP} unmeasured), /vsicurl/'s cache cleared and the dataset opened afresh before every run.`,
     '',
   );
-  L.push('| raster | AOI | source | places | tiles holding AOI pixels per place: median (min–max) | ours | GDAL floor | ours / GDAL | target | ' +
-    'requests per query, median: ours / GDAL | MiB per query, median: ours / GDAL | decoded-tile cache hits in the series | other jobs\' CPU: ours / GDAL |');
+  L.push(
+    '| raster | AOI | source | places | tiles holding AOI pixels per place: median (min–max) | ours | GDAL floor | ours / GDAL | target | ' +
+      "requests per query, median: ours / GDAL | MiB per query, median: ours / GDAL | decoded-tile cache hits in the series | other jobs' CPU: ours / GDAL |",
+  );
   L.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const { grid, shapes } of all) {
     for (const [shape, r] of Object.entries(shapes)) {
@@ -581,9 +588,19 @@ function reportNewPlace(all: { grid: Grid; shapes: Record<string, NewPlaceResult
         const g = r.gdal[src];
         const limit = NEW_LIMIT[shape]!;
         const target = src === 'file' ? '' : `≤ ${limit}×: ${o && g ? (o.p50 <= limit * g.p50 ? 'pass' : '**FAIL**') : 'n/a'}`;
-        const reqO = o ? quantile(o.queries.map((q) => q.traffic.requests), 0.5) : NaN;
+        const reqO = o
+          ? quantile(
+              o.queries.map((q) => q.traffic.requests),
+              0.5,
+            )
+          : NaN;
         const reqG = g?.requests.length ? quantile(g.requests, 0.5) : NaN;
-        const mibO = o ? quantile(o.queries.map((q) => q.traffic.bytes), 0.5) / MiB : NaN;
+        const mibO = o
+          ? quantile(
+              o.queries.map((q) => q.traffic.bytes),
+              0.5,
+            ) / MiB
+          : NaN;
         const mibG = g?.bytes.length ? quantile(g.bytes, 0.5) / MiB : NaN;
         const hits = o && NEW_METRICS ? o.queries.reduce((a, q) => a + q.tileHits, 0) : NaN;
         L.push(
@@ -601,7 +618,7 @@ function reportNewPlace(all: { grid: Grid; shapes: Record<string, NewPlaceResult
       'service, GDAL) during each series; 0–3 % is noise, above ~10 % the series was slowed by other work on the 2 cores.',
   );
   if (NEW_METRICS) {
-    L.push('', '### Inside the new-place queries (the service\'s /metrics before and after each query, summed over the series)', '');
+    L.push('', "### Inside the new-place queries (the service's /metrics before and after each query, summed over the series)", '');
     L.push('ms per plane of each phase over tasks (inflate, samples, coverage, fold, worker: worker threads; fetch, run: main thread; overlapping).', '');
     L.push(
       '| raster | AOI | source | tasks / planes | inflate | samples | coverage | fold | worker | fetch | run | decompressed / whole bytes | ' +
@@ -856,7 +873,9 @@ async function main(): Promise<void> {
       return '?';
     }
   };
-  const dirty = git('status', '--porcelain', '--', 'src').split('\n').filter((l) => l.trim() !== '').length;
+  const dirty = git('status', '--porcelain', '--', 'src')
+    .split('\n')
+    .filter((l) => l.trim() !== '').length;
   const meta = {
     code: `service at commit ${git('rev-parse', '--short', 'HEAD')}${dirty > 0 ? ` with ${dirty} uncommitted change(s) in src/` : ''}`,
     load: `1-min load average ${loadStart.toFixed(2)} at start, ${loadavg()[0]!.toFixed(2)} at end`,

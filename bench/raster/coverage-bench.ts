@@ -28,7 +28,6 @@ const K = 10; // samples per cell side
 
 // --------------------------------------------------------------------------------------------- polygons
 
-
 /** 1,000-vertex star: radii smoothly varying (sum of 5 random harmonics) plus per-vertex jitter. */
 function starPolygon(n: number, seed: number): Position[] {
   const rnd = mulberry32(seed);
@@ -202,8 +201,12 @@ function clip(pts: Position[], inside: (p: Position) => boolean, cut: (a: Positi
  */
 function cellArea(ring: Position[], c: number, r: number): number {
   const rel = ring.map(([x, y]): Position => [x - c, y - r]);
-  const atX = (x: number) => (a: Position, b: Position): Position => [x, a[1] + ((x - a[0]) * (b[1] - a[1])) / (b[0] - a[0])];
-  const atY = (y: number) => (a: Position, b: Position): Position => [a[0] + ((y - a[1]) * (b[0] - a[0])) / (b[1] - a[1]), y];
+  const atX =
+    (x: number) =>
+    (a: Position, b: Position): Position => [x, a[1] + ((x - a[0]) * (b[1] - a[1])) / (b[0] - a[0])];
+  const atY =
+    (y: number) =>
+    (a: Position, b: Position): Position => [a[0] + ((y - a[1]) * (b[0] - a[0])) / (b[1] - a[1]), y];
   let p = clip(rel, (q) => q[0] >= 0, atX(0));
   p = clip(p, (q) => q[0] <= 1, atX(1));
   p = clip(p, (q) => q[1] >= 0, atY(0));
@@ -292,7 +295,16 @@ function main(): void {
         if (d > maxErr) maxErr = d;
         sq += d * d;
       });
-      rows.push({ shape, method, medianMs: median, minMs: min, sumError: (sum - area) / area, maxCellError: maxErr, rmsCellError: Math.sqrt(sq / boundary.length), bytes });
+      rows.push({
+        shape,
+        method,
+        medianMs: median,
+        minMs: min,
+        sumError: (sum - area) / area,
+        maxCellError: maxErr,
+        rmsCellError: Math.sqrt(sq / boundary.length),
+        bytes,
+      });
       process.stderr.write(`${shape} · ${method}: ${median.toFixed(2)} ms\n`);
     }
     process.stderr.write(`${shape}: ${boundary.length} boundary cells checked against Sutherland–Hodgman, area ${area.toFixed(3)} px²\n`);
@@ -304,8 +316,9 @@ function main(): void {
     '',
     '| polygon | method | median ms | min ms | Σ weights vs area (relative) | max cell error | RMS cell error (boundary cells) | output + scratch |',
     '|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) =>
-      `| ${r.shape} | ${r.method} | ${r.medianMs.toFixed(1)} | ${r.minMs.toFixed(1)} | ${r.method.startsWith('all') || r.method.startsWith('center') ? '—' : fmtE(r.sumError)} | ${r.method.startsWith('all') || r.method.startsWith('center') ? '—' : fmtE(r.maxCellError)} | ${r.method.startsWith('all') || r.method.startsWith('center') ? '—' : fmtE(r.rmsCellError)} | ${(r.bytes / 2 ** 20).toFixed(0)} MiB |`,
+    ...rows.map(
+      (r) =>
+        `| ${r.shape} | ${r.method} | ${r.medianMs.toFixed(1)} | ${r.minMs.toFixed(1)} | ${r.method.startsWith('all') || r.method.startsWith('center') ? '—' : fmtE(r.sumError)} | ${r.method.startsWith('all') || r.method.startsWith('center') ? '—' : fmtE(r.maxCellError)} | ${r.method.startsWith('all') || r.method.startsWith('center') ? '—' : fmtE(r.rmsCellError)} | ${(r.bytes / 2 ** 20).toFixed(0)} MiB |`,
     ),
     '',
   ];

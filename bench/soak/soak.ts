@@ -25,7 +25,11 @@ const port = await new Promise<number>((resolve) => {
     srv.close(() => resolve(p));
   });
 });
-const proc = spawn(process.execPath, ['dist/server.js'], { cwd: ROOT, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ZONAL_DATA_ROOTS: FIX, LOG_LEVEL: 'warn', ZONAL_WORKERS: '2' }, stdio: ['ignore', 'inherit', 'inherit'] });
+const proc = spawn(process.execPath, ['dist/server.js'], {
+  cwd: ROOT,
+  env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ZONAL_DATA_ROOTS: FIX, LOG_LEVEL: 'warn', ZONAL_WORKERS: '2' },
+  stdio: ['ignore', 'inherit', 'inherit'],
+});
 const base = `http://127.0.0.1:${port}`;
 for (let i = 0; ; i++) {
   try {
@@ -41,19 +45,68 @@ const elev = `file://${FIX}/raster/elev.cog.tif`;
 const nc = `file://${FIX}/vector/nc.parquet`;
 const rnd = (a: number, b: number) => a + Math.random() * (b - a);
 const jobs: (() => { path: string; body: unknown; accept?: string })[] = [
-  () => ({ path: 'raster', body: { url: elev, aoi: { type: 'Point', coordinates: [rnd(5.8, 6.4), rnd(49.5, 50.1)], radius: rnd(200, 5000) }, stats: ['count', 'mean', 'median'] } }),
+  () => ({
+    path: 'raster',
+    body: { url: elev, aoi: { type: 'Point', coordinates: [rnd(5.8, 6.4), rnd(49.5, 50.1)], radius: rnd(200, 5000) }, stats: ['count', 'mean', 'median'] },
+  }),
   () => ({ path: 'raster', body: { url: elev, aoi: { type: 'Point', coordinates: [rnd(5.8, 6.4), rnd(49.5, 50.1)] } } }),
-  () => ({ path: 'raster', body: { url: l7, aoi: { type: 'Point', coordinates: [rnd(-34.9, -34.84), rnd(-8.03, -7.96)], radius: 400 }, expression: '(b4 - b3) / (b4 + b3)', histogram: { bins: 8 } } }),
+  () => ({
+    path: 'raster',
+    body: {
+      url: l7,
+      aoi: { type: 'Point', coordinates: [rnd(-34.9, -34.84), rnd(-8.03, -7.96)], radius: 400 },
+      expression: '(b4 - b3) / (b4 + b3)',
+      histogram: { bins: 8 },
+    },
+  }),
   () => {
     const x = rnd(5.8, 6.3);
     const y = rnd(49.5, 50.0);
-    return { path: 'raster', body: { url: elev, aoi: { type: 'Polygon', coordinates: [[[x, y], [x + 0.1, y], [x + 0.1, y + 0.1], [x, y + 0.1], [x, y]]] }, pixels: 'fractional', stats: ['count', 'mean', 'std'] } };
+    return {
+      path: 'raster',
+      body: {
+        url: elev,
+        aoi: {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [x, y],
+              [x + 0.1, y],
+              [x + 0.1, y + 0.1],
+              [x, y + 0.1],
+              [x, y],
+            ],
+          ],
+        },
+        pixels: 'fractional',
+        stats: ['count', 'mean', 'std'],
+      },
+    };
   },
-  () => ({ path: 'vector', body: { url: nc, aoi: { type: 'Point', coordinates: [rnd(-82, -77), rnd(34.5, 36)], radius: 20000 }, columns: ['BIR74', 'SID74'], stats: ['count', 'sum', 'mean'] } }),
+  () => ({
+    path: 'vector',
+    body: {
+      url: nc,
+      aoi: { type: 'Point', coordinates: [rnd(-82, -77), rnd(34.5, 36)], radius: 20000 },
+      columns: ['BIR74', 'SID74'],
+      stats: ['count', 'sum', 'mean'],
+    },
+  }),
   () => ({
     path: 'raster',
     accept: 'application/x-ndjson',
-    body: { url: elev, aoi: { type: 'FeatureCollection', features: Array.from({ length: 50 }, () => ({ type: 'Feature', properties: {}, geometry: { type: 'Point', coordinates: [rnd(5.8, 6.4), rnd(49.5, 50.1)], radius: 1500 } })) }, stats: ['count', 'mean'] },
+    body: {
+      url: elev,
+      aoi: {
+        type: 'FeatureCollection',
+        features: Array.from({ length: 50 }, () => ({
+          type: 'Feature',
+          properties: {},
+          geometry: { type: 'Point', coordinates: [rnd(5.8, 6.4), rnd(49.5, 50.1)], radius: 1500 },
+        })),
+      },
+      stats: ['count', 'mean'],
+    },
   }),
 ];
 const samples: { t: number; rss: number }[] = [];
@@ -68,7 +121,11 @@ await Promise.all(
       const j = (jobs[i % jobs.length] as (typeof jobs)[number])();
       sent++;
       try {
-        const res = await fetch(`${base}/api/v1/zonal-stats/${j.path}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: j.accept ?? 'application/json' }, body: JSON.stringify(j.body) });
+        const res = await fetch(`${base}/api/v1/zonal-stats/${j.path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: j.accept ?? 'application/json' },
+          body: JSON.stringify(j.body),
+        });
         await res.text();
         if (res.status !== 200) failed++;
       } catch {

@@ -127,7 +127,14 @@ function compareWithGdal(rows: Row[], gdal: GdalResult, items: Item[]): string[]
     const key = `${zone}:${items[k]?.id}`;
     const s = byKey.get(key)?.statistics?.expression;
     byKey.delete(key);
-    const ok = s !== undefined && s['count'] === count && s['nodata'] === nodata && s['masked'] === masked && close(s['mean'], mean) && close(s['min'], min) && close(s['max'], max);
+    const ok =
+      s !== undefined &&
+      s['count'] === count &&
+      s['nodata'] === nodata &&
+      s['masked'] === masked &&
+      close(s['mean'], mean) &&
+      close(s['min'], min) &&
+      close(s['max'], max);
     if (!ok) out.push(`zone ${zone} Item ${k}: service ${JSON.stringify(s ?? null)} vs GDAL ${JSON.stringify({ count, nodata, masked, mean, min, max })}`);
   }
   for (const key of byKey.keys()) out.push(`${key}: a row of the service that GDAL has not`);
@@ -156,7 +163,12 @@ async function main(): Promise<void> {
     Array.from({ length: ITEMS }, (_, k) => {
       const month = String((k % 12) + 1).padStart(2, '0');
       const datetime = `${2023 + Math.floor(k / 12)}-${month}-15T10:00:00Z`;
-      const band = (file: string, extra: Record<string, unknown>) => ({ href: `${fileOrigin}/d${LATENCY}/stac_items/${dir}${k}/${prefix}${file}`, type: COG, roles: ['data'], 'raster:bands': [extra] });
+      const band = (file: string, extra: Record<string, unknown>) => ({
+        href: `${fileOrigin}/d${LATENCY}/stac_items/${dir}${k}/${prefix}${file}`,
+        type: COG,
+        roles: ['data'],
+        'raster:bands': [extra],
+      });
       return {
         type: 'Feature',
         stac_version: '1.0.0',
@@ -186,13 +198,20 @@ async function main(): Promise<void> {
   const apiOld = RUN_OLD ? await apiOf(itemsOf('stac_', 'i')) : null;
   const service = await startService(
     { ZONAL_WORKERS: String(CORES), ZONAL_DATA_ROOTS: realpathSync(DATA), ZONAL_ALLOW_PRIVATE_NETWORKS: '127.0.0.1/32', LOG_LEVEL: 'warn' },
-    { ...(env['BENCH_SERVICE_ROOT'] ? { root: env['BENCH_SERVICE_ROOT'] } : {}), ...(PROFILE ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] } : {}) },
+    {
+      ...(env['BENCH_SERVICE_ROOT'] ? { root: env['BENCH_SERVICE_ROOT'] } : {}),
+      ...(PROFILE ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] } : {}),
+    },
   );
   const origin = `http://127.0.0.1:${service.port}`;
   const base = `${origin}/api/v1/zonal-stats/raster/stac/search`;
   const post = async (body: unknown): Promise<{ ms: number; text: string; status: number }> => {
     const t = performance.now();
-    const res = await fetch(base, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' }, body: JSON.stringify(body) });
+    const res = await fetch(base, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' },
+      body: JSON.stringify(body),
+    });
     const text = await res.text();
     return { ms: performance.now() - t, text, status: res.status };
   };
@@ -215,7 +234,10 @@ async function main(): Promise<void> {
     };
   };
   const common = { expression: EXPRESSION, mask: { asset: 'scl', exclude: EXCLUDE }, stats: STATS };
-  const fc = (z: Zones) => ({ type: 'FeatureCollection', features: z.features.map((f) => ({ type: 'Feature', id: f.id, properties: {}, geometry: f.geometry })) });
+  const fc = (z: Zones) => ({
+    type: 'FeatureCollection',
+    features: z.features.map((f) => ({ type: 'Feature', id: f.id, properties: {}, geometry: f.geometry })),
+  });
   const holdingOf = (t: Tiles) => ITEMS * (t.B04.bytes + t.B08.bytes + t.SCL.bytes);
   const report: string[] = [];
   const say = (s: string) => {
@@ -238,7 +260,11 @@ async function main(): Promise<void> {
     say(`1-min load average at the start: ${f2(loadStart)}`);
     // Warm-up (JIT, both workers) on a URL no Item uses (stac_items/i24), so no run below finds its bytes cached.
     for (const f of zones.features.slice(0, 4)) {
-      await fetch(base.replace('/stac/search', ''), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: `${fileOrigin}/d${LATENCY}/stac_items/i${ITEMS}/s2_B04.tif`, aoi: f.geometry, expression: 'b1 * 2', stats: STATS }) });
+      await fetch(base.replace('/stac/search', ''), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ url: `${fileOrigin}/d${LATENCY}/stac_items/i${ITEMS}/s2_B04.tif`, aoi: f.geometry, expression: 'b1 * 2', stats: STATS }),
+      });
     }
     await serverLog(true);
 
@@ -272,15 +298,21 @@ async function main(): Promise<void> {
     };
     const holding = holdingOf(tiles);
     const aErrors = aRows.filter((r) => r.error).length;
-    say(`  ${a.status}, ${f2(a.ms / 1000)} s, ${aRows.length} rows (${aErrors} with an error), ${aLog.requests} requests, ${mib(aLog.tileBytes)} MiB of tiles + ${mib(aLog.headerBytes)} MiB of headers; the tiles holding zone pixels: ${mib(holding)} MiB (${ITEMS} × (${tiles.B04.tiles} + ${tiles.B08.tiles} + ${tiles.SCL.tiles} tiles))`);
-    say(`  workers busy ${f1(util.busyS)} s = ${pct(util.share)} of ${CORES} × A's wall time (gauge ${util.gauge.map((u) => u.toFixed(4)).join(' → ')}, cumulative since start); process CPU ${f1(util.processS)} s = ${pct(util.processS / (CORES * (a.ms / 1000)))} of ${CORES} cores × wall; main thread ${f1(util.mainS)} s = ${pct(util.mainS / (a.ms / 1000))} of wall${util.planes ? `; ${util.planes} planes decoded` : ''}`);
+    say(
+      `  ${a.status}, ${f2(a.ms / 1000)} s, ${aRows.length} rows (${aErrors} with an error), ${aLog.requests} requests, ${mib(aLog.tileBytes)} MiB of tiles + ${mib(aLog.headerBytes)} MiB of headers; the tiles holding zone pixels: ${mib(holding)} MiB (${ITEMS} × (${tiles.B04.tiles} + ${tiles.B08.tiles} + ${tiles.SCL.tiles} tiles))`,
+    );
+    say(
+      `  workers busy ${f1(util.busyS)} s = ${pct(util.share)} of ${CORES} × A's wall time (gauge ${util.gauge.map((u) => u.toFixed(4)).join(' → ')}, cumulative since start); process CPU ${f1(util.processS)} s = ${pct(util.processS / (CORES * (a.ms / 1000)))} of ${CORES} cores × wall; main thread ${f1(util.mainS)} s = ${pct(util.mainS / (a.ms / 1000))} of wall${util.planes ? `; ${util.planes} planes decoded` : ''}`,
+    );
 
     if (PROFILE) {
       // The profiles are written when the service exits: each thread's time by phase, per decoded plane.
       await service.stop();
       const planes = util.planes || Number(env['BENCH_PLANES'] ?? Number.NaN);
       const threads = summarise(PROFILE);
-      const phases = [...new Set(threads.flatMap((t) => [...t.phases.keys()]))].sort((x, y) => threads.reduce((n, t) => n + (t.phases.get(y) ?? 0), 0) - threads.reduce((n, t) => n + (t.phases.get(x) ?? 0), 0));
+      const phases = [...new Set(threads.flatMap((t) => [...t.phases.keys()]))].sort(
+        (x, y) => threads.reduce((n, t) => n + (t.phases.get(y) ?? 0), 0) - threads.reduce((n, t) => n + (t.phases.get(x) ?? 0), 0),
+      );
       say(`\nCPU profile of the service (${PROFILE}; whole process life: start-up, warm-up, A), ms per decoded plane (${planes} planes):`);
       say(`| phase | ${threads.map((_, i) => (i === 0 ? 'main thread' : `thread ${i}`)).join(' | ')} | all threads |`);
       say(`|---|${threads.map(() => '---:|').join('')}---:|`);
@@ -299,7 +331,9 @@ async function main(): Promise<void> {
       const o = await post({ ...common, stac: { url: apiOld.url('/') }, aoi: fc(oldZones) });
       const oRows = rowsOf(o.text);
       old = { ms: o.ms, status: o.status, rows: oRows.length, errors: oRows.filter((r) => r.error).length, reads: readsOf(await serverLog(true)) };
-      say(`  ${o.status}, ${f2(o.ms / 1000)} s, ${old.rows} rows (${old.errors} with an error), ${mib(old.reads.tileBytes)} MiB of tiles; holding zone pixels ${mib(holdingOf(oldTiles))} MiB`);
+      say(
+        `  ${o.status}, ${f2(o.ms / 1000)} s, ${old.rows} rows (${old.errors} with an error), ${mib(old.reads.tileBytes)} MiB of tiles; holding zone pixels ${mib(holdingOf(oldTiles))} MiB`,
+      );
     }
 
     // ---- G: GDAL on local files, one core.
@@ -309,7 +343,11 @@ async function main(): Promise<void> {
       part('G', 'G. GDAL anchor, local files, one core …');
       g = (await runJson(PY, ['bench/stac/gdal_stac.py', '--items', String(ITEMS)])) as unknown as GdalResult;
       gDiff = compareWithGdal(aRows, g, items);
-      say(`  ${f2(g.seconds)} s (${Object.entries(g.phases).map(([k, v]) => `${k} ${f2(v)}`).join(', ')}); rows of A that differ: ${gDiff.length} of ${aRows.length}`);
+      say(
+        `  ${f2(g.seconds)} s (${Object.entries(g.phases)
+          .map(([k, v]) => `${k} ${f2(v)}`)
+          .join(', ')}); rows of A that differ: ${gDiff.length} of ${aRows.length}`,
+      );
       for (const d of gDiff.slice(0, 10)) say(`    ${d}`);
     }
 
@@ -323,7 +361,9 @@ async function main(): Promise<void> {
       v = (await runJson(PY, ['bench/stac/gdal_stac.py', '--items', String(ITEMS), '--vsicurl', `${fileOrigin}/d${LATENCY}`])) as unknown as GdalResult;
       vLog = readsOf(await serverLog(true), new RegExp(`/stac_items/i${ITEMS}/`)); // without its warm-up
       vDiff = compareWithGdal(aRows, v, items);
-      say(`  ${f2(v.seconds)} s, ${vLog.requests} requests, ${mib(vLog.tileBytes)} MiB of tiles + ${mib(vLog.headerBytes)} MiB of headers; rows of A that differ: ${vDiff.length}`);
+      say(
+        `  ${f2(v.seconds)} s, ${vLog.requests} requests, ${mib(vLog.tileBytes)} MiB of tiles + ${mib(vLog.headerBytes)} MiB of headers; rows of A that differ: ${vDiff.length}`,
+      );
       for (const d of vDiff.slice(0, 10)) say(`    ${d}`);
     }
 
@@ -332,7 +372,9 @@ async function main(): Promise<void> {
     for (const inflight of RUN_SINGLE ? INFLIGHT : []) {
       part(`B ${inflight}`, `B. one request per zone and Item (${zones.features.length * ITEMS}), ${inflight} in flight …`);
       const itemsB = itemsOf('s2_', 'b');
-      const jobs = zones.features.flatMap((f, z) => itemsB.map((it) => ({ z, id: it.id, body: { ...common, stac: { url: apiB.url('/search'), datetime: it.properties.datetime }, aoi: f.geometry } })));
+      const jobs = zones.features.flatMap((f, z) =>
+        itemsB.map((it) => ({ z, id: it.id, body: { ...common, stac: { url: apiB.url('/search'), datetime: it.properties.datetime }, aoi: f.geometry } })),
+      );
       const answers = new Map<string, unknown>();
       let next = 0;
       let errors = 0;
@@ -353,7 +395,8 @@ async function main(): Promise<void> {
       const differ = aRows.filter((r) => JSON.stringify(r.statistics) !== JSON.stringify(answers.get(`${r.index}:${r.item_id}`)));
       bs.push({ inflight, ms, mismatches: differ.length, errors });
       say(`  ${f2(ms / 1000)} s, ${errors} errors; rows of A that differ: ${differ.length} of ${aRows.length}`);
-      for (const r of differ.slice(0, 5)) say(`    zone ${r.index} ${r.item_id}: A ${JSON.stringify(r.statistics)} vs B ${JSON.stringify(answers.get(`${r.index}:${r.item_id}`))}`);
+      for (const r of differ.slice(0, 5))
+        say(`    zone ${r.index} ${r.item_id}: A ${JSON.stringify(r.statistics)} vs B ${JSON.stringify(answers.get(`${r.index}:${r.item_id}`))}`);
     }
 
     // ---- The report.
@@ -372,13 +415,26 @@ async function main(): Promise<void> {
       '|---|---|---|---|',
       rowsLine(`A. the service, one request, ${zones.features.length} zones × ${ITEMS} Items`, '1', aS, '1.00×'),
       ...(g ? [rowsLine('G. GDAL, local files, one core', '—', g.seconds, `A / G = ${f2(aS / g.seconds)}×`)] : []),
-      ...(v && vLog ? [rowsLine(`V. GDAL through /vsicurl/, ${LATENCY} ms, one core`, String(vLog.requests), v.seconds, `A / V = ${f2(aS / v.seconds)}×`)] : []),
-      ...bs.map((b) => rowsLine(`B. one request per zone and Item, ${b.inflight === 1 ? 'sequential' : `${b.inflight} in flight`}`, String(zones.features.length * ITEMS), b.ms / 1000, `B / A = ${f1(b.ms / a.ms)}×`)),
+      ...(v && vLog
+        ? [rowsLine(`V. GDAL through /vsicurl/, ${LATENCY} ms, one core`, String(vLog.requests), v.seconds, `A / V = ${f2(aS / v.seconds)}×`)]
+        : []),
+      ...bs.map((b) =>
+        rowsLine(
+          `B. one request per zone and Item, ${b.inflight === 1 ? 'sequential' : `${b.inflight} in flight`}`,
+          String(zones.features.length * ITEMS),
+          b.ms / 1000,
+          `B / A = ${f1(b.ms / a.ms)}×`,
+        ),
+      ),
       ...(old && oldZones ? [rowsLine(`A on the old data (512 px tiles, smooth, ${oldZones.features.length} 1 km squares)`, '1', old.ms / 1000, '—')] : []),
       '',
       `Bytes read by A: ${mib(aLog.tileBytes)} MiB of tiles in ${aLog.tileReads} requests, plus ${mib(aLog.headerBytes)} MiB of headers (${aLog.headerReads} header reads: 3 files × ${ITEMS} URLs); the tiles that hold zone pixels (GDAL's tile index, s2_tiles.json): ${mib(holding)} MiB, so A read ${f2(aLog.tileBytes / holding)}× those bytes.` +
-        (vLog ? ` V (GDAL /vsicurl/): ${mib(vLog.tileBytes)} MiB of tiles in ${vLog.tileReads} requests + ${mib(vLog.headerBytes)} MiB in ${vLog.headerReads} header reads (${f2(vLog.tileBytes / holding)}×).` : '') +
-        (old && oldTiles ? ` A on the old data: ${mib(old.reads.tileBytes)} MiB of tiles (${f2(old.reads.tileBytes / holdingOf(oldTiles))}× its ${mib(holdingOf(oldTiles))} MiB).` : ''),
+        (vLog
+          ? ` V (GDAL /vsicurl/): ${mib(vLog.tileBytes)} MiB of tiles in ${vLog.tileReads} requests + ${mib(vLog.headerBytes)} MiB in ${vLog.headerReads} header reads (${f2(vLog.tileBytes / holding)}×).`
+          : '') +
+        (old && oldTiles
+          ? ` A on the old data: ${mib(old.reads.tileBytes)} MiB of tiles (${f2(old.reads.tileBytes / holdingOf(oldTiles))}× its ${mib(holdingOf(oldTiles))} MiB).`
+          : ''),
       '',
       `Worker utilisation during A (${f2(aS)} s): the workers were busy ${f1(util.busyS)} s, ${pct(util.share)} of ${CORES} workers × A's wall time (from \`zonal_worker_utilization\`, ${util.gauge.map((u) => u.toFixed(4)).join(' before, ')} after: the pool's share since it started). CPU time from /proc: the process ${f1(util.processS)} s (${pct(util.processS / (CORES * aS))} of ${CORES} cores × wall), its main thread ${f1(util.mainS)} s (${pct(util.mainS / aS)} of wall), the other ${util.threads - 1} threads (workers, libuv, V8) ${f1(util.processS - util.mainS)} s.`,
       '',
@@ -391,7 +447,10 @@ async function main(): Promise<void> {
       `| A answered every row | ${aRows.length} rows, ${aErrors} errors, status ${a.status} | ${a.status === 200 && aErrors === 0 && aRows.length === zones.features.length * ITEMS ? 'PASS' : '**FAIL**'} |`,
       ...(g ? [`| every row of A equal to GDAL's | ${gDiff.length} differ | ${gDiff.length === 0 ? 'PASS' : '**FAIL**'} |`] : []),
       ...(v ? [`| every row of A equal to GDAL /vsicurl/'s | ${vDiff.length} differ | ${vDiff.length === 0 ? 'PASS' : '**FAIL**'} |`] : []),
-      ...bs.map((b) => `| every row of A equal to its single request (${b.inflight} in flight) | ${b.mismatches} differ, ${b.errors} errors | ${b.mismatches === 0 && b.errors === 0 ? 'PASS' : '**FAIL**'} |`),
+      ...bs.map(
+        (b) =>
+          `| every row of A equal to its single request (${b.inflight} in flight) | ${b.mismatches} differ, ${b.errors} errors | ${b.mismatches === 0 && b.errors === 0 ? 'PASS' : '**FAIL**'} |`,
+      ),
     ];
     writeFileSync(join(OUT, 'stac-results.md'), `${lines.join('\n')}\n`);
     console.log(`\n${lines.join('\n')}\n\n(bench/out/stac-results.md)`);

@@ -66,7 +66,18 @@ export function scaleAois(grid: Grid): { small: RectAoi; medium: RectAoi; large:
 
 export function aoiPolygon(a: RectAoi): { type: 'Polygon'; coordinates: number[][][] } {
   const [w, s, e, n] = a.box;
-  return { type: 'Polygon', coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] };
+  return {
+    type: 'Polygon',
+    coordinates: [
+      [
+        [w, s],
+        [e, s],
+        [e, n],
+        [w, n],
+        [w, s],
+      ],
+    ],
+  };
 }
 
 // WGS84

@@ -115,8 +115,7 @@ interface Query {
   mismatches: string[];
 }
 
-const groupsMet = (a: RectAoi): number =>
-  side.groups.filter((g) => g[0] <= a.box[2] && g[2] >= a.box[0] && g[1] <= a.box[3] && g[3] >= a.box[1]).length;
+const groupsMet = (a: RectAoi): number => side.groups.filter((g) => g[0] <= a.box[2] && g[2] >= a.box[0] && g[1] <= a.box[3] && g[3] >= a.box[1]).length;
 
 /** Largest relative difference of a mean or sum from the full scan's, over every answer. */
 let maxRel = 0;
@@ -212,10 +211,22 @@ function rowOf(name: string, qs: Query[], peakRss: Row['peakRss']): Row {
     min: ms[0]!,
     p50: pct(ms, 50),
     p95: pct(ms, 95),
-    requests: spread(qs.map((q) => q.requests), String),
-    bytes: spread(qs.map((q) => q.bytes), fmtBytes),
-    pctFile: spread(qs.map((q) => q.bytes), fmtPct),
-    groups: spread(qs.map((q) => q.groups), String),
+    requests: spread(
+      qs.map((q) => q.requests),
+      String,
+    ),
+    bytes: spread(
+      qs.map((q) => q.bytes),
+      fmtBytes,
+    ),
+    pctFile: spread(
+      qs.map((q) => q.bytes),
+      fmtPct,
+    ),
+    groups: spread(
+      qs.map((q) => q.groups),
+      String,
+    ),
     peakRss,
     answers: bad === 0 ? `${qs.length}/${qs.length} equal` : `${qs.length - bad}/${qs.length} equal`,
   };
@@ -253,7 +264,9 @@ if (!scanAnswer.result) throw new Error(`full scan failed: ${scanAnswer.error}`)
 const scan = scanAnswer.result;
 await server.ask({ cmd: 'log' });
 const truth = scan.truth;
-console.log(`  ${fmtMs(scan.ms)}, ${scan.requests} requests, ${fmtBytes(scan.bytes)}, peak RSS ${fmtBytes(scan.peakRss)}; primary: ${JSON.stringify(truth['primary'])}`);
+console.log(
+  `  ${fmtMs(scan.ms)}, ${scan.requests} requests, ${fmtBytes(scan.bytes)}, peak RSS ${fmtBytes(scan.peakRss)}; primary: ${JSON.stringify(truth['primary'])}`,
+);
 
 const all: Record<string, Query[]> = {};
 const peaks: Record<string, { start: number; peak: number }> = {};
@@ -327,8 +340,14 @@ rows.push(scanRow);
 
 const cold = all['cold']!;
 const warm = all['warm']!;
-const warmP50 = pct(warm.map((q) => q.ms).sort((a, b) => a - b), 50);
-const coldP50 = pct(cold.map((q) => q.ms).sort((a, b) => a - b), 50);
+const warmP50 = pct(
+  warm.map((q) => q.ms).sort((a, b) => a - b),
+  50,
+);
+const coldP50 = pct(
+  cold.map((q) => q.ms).sort((a, b) => a - b),
+  50,
+);
 const coldBytes = cold[0]!.bytes;
 const mismatches = Object.entries(all).flatMap(([k, qs]) => qs.flatMap((q) => q.mismatches.map((m) => `${k} / ${q.aoi}: ${m}`)));
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
@@ -337,23 +356,42 @@ const busy = 100 * (1 - (cpuEnd[1] - cpuStart[1]) / Math.max(1, cpuEnd[0] - cpuS
 const date = new Date().toISOString().slice(0, 10);
 
 const md: string[] = [];
-md.push(`Run ${date} on ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, machine CPU busy ${busy.toFixed(0)} % over the run (the benchmark alone keeps about one of the two cores busy).`);
-md.push(`File: ${side.rows.toLocaleString('en')} polygons, ${side.rowGroups} row groups of ${side.params.rowGroupSize.toLocaleString('en')}, ${side.params.codec}, ${side.params.order} order, ${fmtBytes(side.bytes)} (${side.bytes} B), footer ${fmtBytes(side.footerBytes)}.`);
-md.push(`Primary AOI ${primary.box.map((v) => v.toFixed(4)).join(', ')} (W, S, E, N): ${truth['primary']!['pop']!.count} features, ${groupsMet(primary)} row groups by the bbox statistics. Stats ${JSON.stringify(STATS)}, columns pop (int32) and value (double).`);
+md.push(
+  `Run ${date} on ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, machine CPU busy ${busy.toFixed(0)} % over the run (the benchmark alone keeps about one of the two cores busy).`,
+);
+md.push(
+  `File: ${side.rows.toLocaleString('en')} polygons, ${side.rowGroups} row groups of ${side.params.rowGroupSize.toLocaleString('en')}, ${side.params.codec}, ${side.params.order} order, ${fmtBytes(side.bytes)} (${side.bytes} B), footer ${fmtBytes(side.footerBytes)}.`,
+);
+md.push(
+  `Primary AOI ${primary.box.map((v) => v.toFixed(4)).join(', ')} (W, S, E, N): ${truth['primary']!['pop']!.count} features, ${groupsMet(primary)} row groups by the bbox statistics. Stats ${JSON.stringify(STATS)}, columns pop (int32) and value (double).`,
+);
 md.push('');
 md.push('| case | runs | min | p50 | p95 | requests | bytes read | % of file | row groups | peak RSS | answers vs full scan |');
 md.push('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
-  md.push(`| ${r.name} | ${r.runs} | ${fmtMs(r.min)} | ${fmtMs(r.p50)} | ${fmtMs(r.p95)} | ${r.requests} | ${r.bytes} | ${r.pctFile} | ${r.groups} | ${r.peakRss === null ? '' : r.peakRss.start === null ? fmtBytes(r.peakRss.peak) : `${fmtBytes(r.peakRss.peak)} (${fmtBytes(r.peakRss.start)} idle)`} | ${r.answers} |`);
+  md.push(
+    `| ${r.name} | ${r.runs} | ${fmtMs(r.min)} | ${fmtMs(r.p50)} | ${fmtMs(r.p95)} | ${r.requests} | ${r.bytes} | ${r.pctFile} | ${r.groups} | ${r.peakRss === null ? '' : r.peakRss.start === null ? fmtBytes(r.peakRss.peak) : `${fmtBytes(r.peakRss.peak)} (${fmtBytes(r.peakRss.start)} idle)`} | ${r.answers} |`,
+  );
 }
 md.push('');
-md.push(`Targets: warm p50 ${fmtMs(warmP50)} (≤ ${TARGET_MS} ms: ${warmP50 <= TARGET_MS ? 'met' : 'NOT met'}); cache-off p50 ${fmtMs(coldP50)} (${coldP50 <= TARGET_MS ? 'met' : 'NOT met'}); bytes read ${fmtPct(coldBytes)} of the file (≤ ${TARGET_PCT} %: ${(100 * coldBytes) / side.bytes <= TARGET_PCT ? 'met' : 'NOT met'}).`);
-md.push(`Full scan / pruned: ${(scan.ms / warmP50).toFixed(0)}× the warm time, ${(scan.ms / coldP50).toFixed(0)}× the cache-off time, ${(scan.bytes / coldBytes).toFixed(0)}× the bytes.`);
+md.push(
+  `Targets: warm p50 ${fmtMs(warmP50)} (≤ ${TARGET_MS} ms: ${warmP50 <= TARGET_MS ? 'met' : 'NOT met'}); cache-off p50 ${fmtMs(coldP50)} (${coldP50 <= TARGET_MS ? 'met' : 'NOT met'}); bytes read ${fmtPct(coldBytes)} of the file (≤ ${TARGET_PCT} %: ${(100 * coldBytes) / side.bytes <= TARGET_PCT ? 'met' : 'NOT met'}).`,
+);
+md.push(
+  `Full scan / pruned: ${(scan.ms / warmP50).toFixed(0)}× the warm time, ${(scan.ms / coldP50).toFixed(0)}× the cache-off time, ${(scan.bytes / coldBytes).toFixed(0)}× the bytes.`,
+);
 md.push(`Requests of one cache-off query of the primary AOI (method, range, status, bytes): ${cold[0]!.ranges.map((r) => `\`${r}\``).join(', ')}.`);
 md.push(`Requests of one warm query: ${warm[0]!.ranges.map((r) => `\`${r}\``).join(', ') || 'none'}.`);
-md.push(mismatches.length === 0 ? `Every answer equals the full scan's (count and median exact, mean and sum within 1e-9 relative; largest relative difference seen ${maxRel.toExponential(1)}).` : `MISMATCHES:\n${mismatches.map((m) => `- ${m}`).join('\n')}`);
+md.push(
+  mismatches.length === 0
+    ? `Every answer equals the full scan's (count and median exact, mean and sum within 1e-9 relative; largest relative difference seen ${maxRel.toExponential(1)}).`
+    : `MISMATCHES:\n${mismatches.map((m) => `- ${m}`).join('\n')}`,
+);
 const text = md.join('\n');
 console.log(`\n${text}`);
 writeFileSync(join(OUT, 'vector-results.md'), `${text}\n`);
-writeFileSync(join(OUT, 'vector-results.json'), `${JSON.stringify({ date, cpu, cores: cpus().length, node: process.version, cpuBusyPct: busy, loadStart, loadEnd: loadavg()[0], file: side, aois, scan, rows, queries: all }, null, 1)}\n`);
+writeFileSync(
+  join(OUT, 'vector-results.json'),
+  `${JSON.stringify({ date, cpu, cores: cpus().length, node: process.version, cpuBusyPct: busy, loadStart, loadEnd: loadavg()[0], file: side, aois, scan, rows, queries: all }, null, 1)}\n`,
+);
 if (mismatches.length > 0) process.exitCode = 1;

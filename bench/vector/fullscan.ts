@@ -98,15 +98,24 @@ async function scan(url: string, aois: RectAoi[], columns: string[]): Promise<Sc
       if (geom === null) continue;
       const ring = geom.type === 'Polygon' && geom.coordinates.length === 1 ? geom.coordinates[0]! : null;
       if (ring === null || ring.length !== 5) throw new Error(`feature ${features}: not a one-ring Polygon of five points`);
-      let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
+      let w = Infinity,
+        s = Infinity,
+        e = -Infinity,
+        n = -Infinity;
       for (const [x, y] of ring as [number, number][]) {
-        w = Math.min(w, x); e = Math.max(e, x); s = Math.min(s, y); n = Math.max(n, y);
+        w = Math.min(w, x);
+        e = Math.max(e, x);
+        s = Math.min(s, y);
+        n = Math.max(n, y);
       }
       if (!ring.every(([x, y]) => (x === w || x === e) && (y === s || y === n))) throw new Error(`feature ${features}: not a lon/lat rectangle`);
       let featureArea = -1;
       for (let k = 0; k < aois.length; k++) {
         const [aw, as, ae, an] = aois[k]!.box;
-        const iw = Math.max(w, aw), ie = Math.min(e, ae), is = Math.max(s, as), inn = Math.min(n, an);
+        const iw = Math.max(w, aw),
+          ie = Math.min(e, ae),
+          is = Math.max(s, as),
+          inn = Math.min(n, an);
         if (!(ie > iw && inn > is)) continue;
         if (featureArea < 0) featureArea = rectAreaM2(w, s, e, n);
         const inter = rectAreaM2(iw, is, ie, inn);

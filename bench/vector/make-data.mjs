@@ -48,13 +48,20 @@ export const GRID = {
 
 /** Hilbert index → (x, y) on an n × n curve (n a power of two). */
 function d2xy(n, d) {
-  let x = 0, y = 0, t = d;
+  let x = 0,
+    y = 0,
+    t = d;
   for (let s = 1; s < n; s *= 2) {
     const rx = 1 & (t >> 1);
     const ry = 1 & (t ^ rx);
     if (ry === 0) {
-      if (rx === 1) { x = s - 1 - x; y = s - 1 - y; }
-      const q = x; x = y; y = q;
+      if (rx === 1) {
+        x = s - 1 - x;
+        y = s - 1 - y;
+      }
+      const q = x;
+      x = y;
+      y = q;
     }
     x += s * rx;
     y += s * ry;
@@ -82,8 +89,13 @@ function sameParams(a, b) {
 function generate() {
   const g = GRID;
   const N = g.n * g.n;
-  const ids = new Int32Array(N), pops = new Int32Array(N), values = new Float64Array(N);
-  const xmin = new Float64Array(N), ymin = new Float64Array(N), xmax = new Float64Array(N), ymax = new Float64Array(N);
+  const ids = new Int32Array(N),
+    pops = new Int32Array(N),
+    values = new Float64Array(N);
+  const xmin = new Float64Array(N),
+    ymin = new Float64Array(N),
+    xmax = new Float64Array(N),
+    ymax = new Float64Array(N);
   const WKB_LEN = 1 + 4 + 4 + 4 + 5 * 16; // 93: one ring of five points
   const wkb = Buffer.alloc(N * WKB_LEN);
   const offsets = new Int32Array(N + 1);
@@ -91,19 +103,30 @@ function generate() {
   for (let d = 0; d < g.curve * g.curve && k < N; d++) {
     const [x, y] = d2xy(g.curve, d);
     if (x >= g.n || y >= g.n) continue;
-    const x0 = g.lon0 + x * g.pitch + jitter(x, y, 1), y0 = g.lat0 + y * g.pitch + jitter(x, y, 2);
-    const x1 = x0 + g.side - jitter(x, y, 3), y1 = y0 + g.side - jitter(x, y, 4);
+    const x0 = g.lon0 + x * g.pitch + jitter(x, y, 1),
+      y0 = g.lat0 + y * g.pitch + jitter(x, y, 2);
+    const x1 = x0 + g.side - jitter(x, y, 3),
+      y1 = y0 + g.side - jitter(x, y, 4);
     ids[k] = y * g.n + x;
     pops[k] = popOf(x, y);
     values[k] = valueOf(x, y);
-    xmin[k] = x0; ymin[k] = y0; xmax[k] = x1; ymax[k] = y1;
+    xmin[k] = x0;
+    ymin[k] = y0;
+    xmax[k] = x1;
+    ymax[k] = y1;
     let o = k * WKB_LEN;
     offsets[k] = o;
     o = wkb.writeUInt8(1, o);
     o = wkb.writeUInt32LE(3, o);
     o = wkb.writeUInt32LE(1, o);
     o = wkb.writeUInt32LE(5, o);
-    for (const [px, py] of [[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]) {
+    for (const [px, py] of [
+      [x0, y0],
+      [x1, y0],
+      [x1, y1],
+      [x0, y1],
+      [x0, y0],
+    ]) {
       o = wkb.writeDoubleLE(px, o);
       o = wkb.writeDoubleLE(py, o);
     }
@@ -114,7 +137,9 @@ function generate() {
   const f64 = (data) => A.makeData({ type: new A.Float64(), length: N, nullCount: 0, data });
   const bboxType = new A.Struct(['xmin', 'ymin', 'xmax', 'ymax'].map((n) => new A.Field(n, new A.Float64(), false)));
   const bbox = A.makeVector(A.makeData({ type: bboxType, length: N, nullCount: 0, children: [f64(xmin), f64(ymin), f64(xmax), f64(ymax)] }));
-  const geometry = A.makeVector(A.makeData({ type: new A.Binary(), length: N, nullCount: 0, valueOffsets: offsets, data: new Uint8Array(wkb.buffer, wkb.byteOffset, wkb.byteLength) }));
+  const geometry = A.makeVector(
+    A.makeData({ type: new A.Binary(), length: N, nullCount: 0, valueOffsets: offsets, data: new Uint8Array(wkb.buffer, wkb.byteOffset, wkb.byteLength) }),
+  );
   const table = new A.Table({
     id: A.makeVector(ids),
     pop: A.makeVector(pops),
@@ -150,8 +175,16 @@ function generate() {
   const groups = [];
   for (let s = 0; s < N; s += g.rowGroupSize) {
     const e = Math.min(N, s + g.rowGroupSize);
-    let a = Infinity, b = Infinity, c = -Infinity, dd = -Infinity;
-    for (let i = s; i < e; i++) { a = Math.min(a, xmin[i]); b = Math.min(b, ymin[i]); c = Math.max(c, xmax[i]); dd = Math.max(dd, ymax[i]); }
+    let a = Infinity,
+      b = Infinity,
+      c = -Infinity,
+      dd = -Infinity;
+    for (let i = s; i < e; i++) {
+      a = Math.min(a, xmin[i]);
+      b = Math.min(b, ymin[i]);
+      c = Math.max(c, xmax[i]);
+      dd = Math.max(dd, ymax[i]);
+    }
     groups.push([a, b, c, dd]);
   }
   return { geo, groups, expect: (i) => ({ id: ids[i], pop: pops[i], value: values[i], bbox: { xmin: xmin[i], ymin: ymin[i], xmax: xmax[i], ymax: ymax[i] } }) };
@@ -185,7 +218,10 @@ async function verify({ geo, groups, expect }) {
       if (!st || st.min_value === undefined || st.max_value === undefined) return undefined;
       return j < 2 ? st.min_value : st.max_value;
     });
-    if (got.some((v) => v === undefined)) { say(`row group ${gi}: no min/max statistics on a bbox leaf`); continue; }
+    if (got.some((v) => v === undefined)) {
+      say(`row group ${gi}: no min/max statistics on a bbox leaf`);
+      continue;
+    }
     if (got.some((v, j) => v !== groups[gi][j])) say(`row group ${gi}: bbox statistics ${got} differ from the extent ${groups[gi]}`);
     else withStats++;
   }
@@ -198,10 +234,21 @@ async function verify({ geo, groups, expect }) {
       const row = rows[r];
       const ring = row.geometry?.coordinates?.[0];
       const b = want.bbox;
-      const ok = row.id === want.id && row.pop === want.pop && row.value === want.value &&
-        row.bbox.xmin === b.xmin && row.bbox.ymax === b.ymax && ring?.length === 5 &&
-        ring[0][0] === b.xmin && ring[0][1] === b.ymin && ring[2][0] === b.xmax && ring[2][1] === b.ymax;
-      if (!ok) { say(`row group ${gi} row ${r}: read ${JSON.stringify(row)}`); break; }
+      const ok =
+        row.id === want.id &&
+        row.pop === want.pop &&
+        row.value === want.value &&
+        row.bbox.xmin === b.xmin &&
+        row.bbox.ymax === b.ymax &&
+        ring?.length === 5 &&
+        ring[0][0] === b.xmin &&
+        ring[0][1] === b.ymin &&
+        ring[2][0] === b.xmax &&
+        ring[2][1] === b.ymax;
+      if (!ok) {
+        say(`row group ${gi} row ${r}: read ${JSON.stringify(row)}`);
+        break;
+      }
     }
   }
   await fh.close();
@@ -210,7 +257,9 @@ async function verify({ geo, groups, expect }) {
     for (const p of problems) console.error(`VERIFY FAILED ${p}`);
     process.exit(1);
   }
-  console.log(`hyparquet read back ${NAME}: ${md.row_groups.length} row groups, min/max bbox statistics on all ${withStats}, geo 1.1 metadata, ${GRID.codec}, 3 row groups value by value`);
+  console.log(
+    `hyparquet read back ${NAME}: ${md.row_groups.length} row groups, min/max bbox statistics on all ${withStats}, geo 1.1 metadata, ${GRID.codec}, 3 row groups value by value`,
+  );
   return { bytes: size, rows: Number(md.num_rows), rowGroups: md.row_groups.length, footerBytes: footer, groups };
 }
 

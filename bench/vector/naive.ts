@@ -150,9 +150,15 @@ export async function naiveQuery(url: string, aoi: { type: 'Polygon'; coordinate
   const meta = await parquetMetadataAsync(file);
   const { geometry, leaves } = covering(meta);
   const aoiRing = aoi.coordinates[0] as Ring;
-  let aw = Infinity, as = Infinity, ae = -Infinity, an = -Infinity;
+  let aw = Infinity,
+    as = Infinity,
+    ae = -Infinity,
+    an = -Infinity;
   for (const [x, y] of aoiRing) {
-    aw = Math.min(aw, x); ae = Math.max(ae, x); as = Math.min(as, y); an = Math.max(an, y);
+    aw = Math.min(aw, x);
+    ae = Math.max(ae, x);
+    as = Math.min(as, y);
+    an = Math.max(an, y);
   }
   const aoiIsRect = aoi.coordinates.length === 1 && aoiRing.length === 5 && aoiRing.every(([x, y]) => (x === aw || x === ae) && (y === as || y === an));
   const aoiGeom = aoi.coordinates as Geom;
@@ -160,7 +166,14 @@ export async function naiveQuery(url: string, aoi: { type: 'Polygon'; coordinate
   const starts: number[] = [];
   meta.row_groups.reduce((s, rg) => (starts.push(s), s + Number(rg.num_rows)), 0);
 
-  let n = 0, sw = 0, swv = 0, share = 0, min = Infinity, max = -Infinity, clipped = 0, inside = 0;
+  let n = 0,
+    sw = 0,
+    swv = 0,
+    share = 0,
+    min = Infinity,
+    max = -Infinity,
+    clipped = 0,
+    inside = 0;
   for (const g of groups) {
     const rowStart = starts[g]!;
     const rowEnd = rowStart + Number(meta.row_groups[g]!.num_rows);
@@ -170,7 +183,10 @@ export async function naiveQuery(url: string, aoi: { type: 'Polygon'; coordinate
       if (typeof v !== 'number' || Number.isNaN(v)) continue;
       const polys = polygonsOf(row[geometry] as GeoJsonGeometry | null);
       if (polys.length === 0) continue;
-      let w = Infinity, s = Infinity, e = -Infinity, nn = -Infinity;
+      let w = Infinity,
+        s = Infinity,
+        e = -Infinity,
+        nn = -Infinity;
       for (const p of polys) {
         for (const [x, y] of p[0]!) {
           if (x < w) w = x;

@@ -133,14 +133,35 @@ const LABEL: Record<string, string> = {
 const CASES: CaseDef[] = [];
 for (const groups of [1, 10] as const) {
   for (const cols of ['geometry', 'numeric', 'bbox'] as const) {
-    for (const [lib, api] of [['hyparquet', 'objects'], ['hyparquet', 'pages'], ['hyparquet', 'chunks'], ['parquet-wasm', 'readParquet'], ['parquet-wasm', 'ParquetFile']] as const) {
+    for (const [lib, api] of [
+      ['hyparquet', 'objects'],
+      ['hyparquet', 'pages'],
+      ['hyparquet', 'chunks'],
+      ['parquet-wasm', 'readParquet'],
+      ['parquet-wasm', 'ParquetFile'],
+    ] as const) {
       const base = `${LABEL[`${lib}/${api}`]}`;
-      CASES.push({ id: `${cols}-${groups}-${lib === 'hyparquet' ? 'hy' : 'pw'}-${api}`, cols, groups, lib, api, label: cols === 'geometry' && lib === 'hyparquet' ? `${base}, raw WKB` : base });
+      CASES.push({
+        id: `${cols}-${groups}-${lib === 'hyparquet' ? 'hy' : 'pw'}-${api}`,
+        cols,
+        groups,
+        lib,
+        api,
+        label: cols === 'geometry' && lib === 'hyparquet' ? `${base}, raw WKB` : base,
+      });
       if (cols === 'geometry' && lib === 'hyparquet' && api !== 'chunks') {
         CASES.push({ id: `${cols}-${groups}-hy-${api}-geojson`, cols, groups, lib, api, geojson: true, label: `${base}, GeoJSON (default)` });
       }
       if (lib === 'hyparquet' && api === 'pages') {
-        CASES.push({ id: `${cols}-${groups}-hy-pages-zstddec`, cols, groups, lib, api, zstddec: true, label: `${base}${cols === 'geometry' ? ', raw WKB' : ''} + zstddec` });
+        CASES.push({
+          id: `${cols}-${groups}-hy-pages-zstddec`,
+          cols,
+          groups,
+          lib,
+          api,
+          zstddec: true,
+          label: `${base}${cols === 'geometry' ? ', raw WKB' : ''} + zstddec`,
+        });
       }
       if (groups === 10 && lib === 'hyparquet' && api === 'objects') {
         const what = cols === 'geometry' ? ', raw WKB' : '';
@@ -656,14 +677,20 @@ async function main(): Promise<void> {
   };
   const load0 = loadavg()[0]!;
   const started = new Date();
-  console.log(`hyparquet ${hyVersion}, parquet-wasm ${pwVersion}, apache-arrow ${arrowVersion}; Node ${process.version}; ${cpus().length} × ${cpus()[0]?.model}; load ${load0.toFixed(2)}`);
-  console.log(`${RUNS} timed runs after ${WARMUP} warm-ups (and one cold call for memory), each case in its own process; PW batchSize ${PW_BATCH ?? 'default (1024)'}`);
+  console.log(
+    `hyparquet ${hyVersion}, parquet-wasm ${pwVersion}, apache-arrow ${arrowVersion}; Node ${process.version}; ${cpus().length} × ${cpus()[0]?.model}; load ${load0.toFixed(2)}`,
+  );
+  console.log(
+    `${RUNS} timed runs after ${WARMUP} warm-ups (and one cold call for memory), each case in its own process; PW batchSize ${PW_BATCH ?? 'default (1024)'}`,
+  );
   const results: (CaseResult & CaseDef & { load: number })[] = [];
   for (const c of cases) {
     const load = loadavg()[0]!;
     const r = await runChild(c.id);
     results.push({ ...c, ...r, load });
-    console.log(`${c.id.padEnd(34)} median ${r.median.toFixed(2).padStart(8)} ms  min ${r.min.toFixed(2).padStart(8)} ms  rows ${r.rows}  load ${load.toFixed(1)}${r.arrowColumns ? `  arrow columns: ${r.arrowColumns.join(',')}` : ''}`);
+    console.log(
+      `${c.id.padEnd(34)} median ${r.median.toFixed(2).padStart(8)} ms  min ${r.min.toFixed(2).padStart(8)} ms  rows ${r.rows}  load ${load.toFixed(1)}${r.arrowColumns ? `  arrow columns: ${r.arrowColumns.join(',')}` : ''}`,
+    );
   }
   const load1 = loadavg()[0]!;
 
@@ -685,7 +712,8 @@ async function main(): Promise<void> {
   const ranges = only ? undefined : await rangeCheck();
   if (ranges) {
     const want = (id: string): number[] | undefined => results.find((r) => r.id === id)?.sums;
-    if (JSON.stringify(ranges.sums['pw geometry 1']) !== JSON.stringify(want('geometry-1-hy-objects'))) problems.push('HTTP: parquet-wasm geometry sums differ');
+    if (JSON.stringify(ranges.sums['pw geometry 1']) !== JSON.stringify(want('geometry-1-hy-objects')))
+      problems.push('HTTP: parquet-wasm geometry sums differ');
     if (JSON.stringify(ranges.sums['hy geometry 1']) !== JSON.stringify(want('geometry-1-hy-objects'))) problems.push('HTTP: hyparquet geometry sums differ');
     if (JSON.stringify(ranges.sums['pw bbox 10']) !== JSON.stringify(want('bbox-10-hy-objects'))) problems.push('HTTP: parquet-wasm bbox sums differ');
     if (JSON.stringify(ranges.sums['hy bbox 10']) !== JSON.stringify(want('bbox-10-hy-objects'))) problems.push('HTTP: hyparquet bbox sums differ');
@@ -695,12 +723,20 @@ async function main(): Promise<void> {
   const f = (ms: number): string => (ms < 10 ? ms.toFixed(2) : ms.toFixed(1));
   const mb = (b: number): string => (b / MiB).toFixed(1);
   const lines: string[] = [];
-  lines.push(`Run ${started.toISOString()}: hyparquet ${hyVersion} + hyparquet-compressors, parquet-wasm ${pwVersion} + apache-arrow ${arrowVersion}, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; 1-min load average ${load0.toFixed(2)} at the start, ${load1.toFixed(2)} at the end.`);
+  lines.push(
+    `Run ${started.toISOString()}: hyparquet ${hyVersion} + hyparquet-compressors, parquet-wasm ${pwVersion} + apache-arrow ${arrowVersion}, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; 1-min load average ${load0.toFixed(2)} at the start, ${load1.toFixed(2)} at the end.`,
+  );
   lines.push(`${RUNS} timed runs after ${WARMUP} warm-ups per case, each case in its own process; parquet-wasm batchSize ${PW_BATCH ?? 'default (1024)'}.`);
-  lines.push('ratio = this case ÷ hyparquet parquetReadObjects (raw WKB for geometry) for the same columns and row groups, on the medians and on the minima; < 1 is faster.');
-  lines.push('Memory, MiB, over the cold first call in a fresh process: peak RSS (VmHWM) − RSS before it; Δheap = heapUsed after − before, garbage included; retained = heapUsed / arrayBuffers after a GC with the result still held, − before; wasm = parquet-wasm linear memory at the end (it never shrinks).');
+  lines.push(
+    'ratio = this case ÷ hyparquet parquetReadObjects (raw WKB for geometry) for the same columns and row groups, on the medians and on the minima; < 1 is faster.',
+  );
+  lines.push(
+    'Memory, MiB, over the cold first call in a fresh process: peak RSS (VmHWM) − RSS before it; Δheap = heapUsed after − before, garbage included; retained = heapUsed / arrayBuffers after a GC with the result still held, − before; wasm = parquet-wasm linear memory at the end (it never shrinks).',
+  );
   lines.push('');
-  lines.push('| columns | row groups | library / API | median ms | min ms | ratio (median) | ratio (min) | peak RSS − base | Δheap | heap retained | arrayBuffers retained | wasm memory |');
+  lines.push(
+    '| columns | row groups | library / API | median ms | min ms | ratio (median) | ratio (min) | peak RSS − base | Δheap | heap retained | arrayBuffers retained | wasm memory |',
+  );
   lines.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
   const colName = (c: ColSet): string => (c === 'geometry' ? 'geometry (WKB)' : c === 'numeric' ? 'value + pop' : 'bbox (4 leaves)');
   for (const r of results) {
@@ -728,12 +764,19 @@ async function main(): Promise<void> {
     for (const l of ranges.log) lines.push(`| ${l.what} | ${l.requests.length} | ${l.bytes} | ${l.requests.join('; ')} |`);
   }
   lines.push('');
-  lines.push(problems.length ? `CHECKS FAILED:\n${problems.map((p) => `- ${p}`).join('\n')}` : 'Checks: every case returned the same sums as the others for its columns and row groups, and Σ first-vertex x = Σ bbox.xmin.');
+  lines.push(
+    problems.length
+      ? `CHECKS FAILED:\n${problems.map((p) => `- ${p}`).join('\n')}`
+      : 'Checks: every case returned the same sums as the others for its columns and row groups, and Σ first-vertex x = Σ bbox.xmin.',
+  );
   const md = lines.join('\n');
   console.log(`\n${md}`);
   mkdirSync(OUT, { recursive: true });
   writeFileSync(join(OUT, 'parquet-decode.md'), md + '\n');
-  writeFileSync(join(OUT, 'parquet-decode.json'), JSON.stringify({ started, load: [load0, load1], runs: RUNS, warmup: WARMUP, pwBatch: PW_BATCH ?? null, results, ranges, problems }, null, 1) + '\n');
+  writeFileSync(
+    join(OUT, 'parquet-decode.json'),
+    JSON.stringify({ started, load: [load0, load1], runs: RUNS, warmup: WARMUP, pwBatch: PW_BATCH ?? null, results, ranges, problems }, null, 1) + '\n',
+  );
   if (problems.length) process.exitCode = 1;
 }
 

@@ -77,13 +77,22 @@ for (let run = 0; run < WARMUP + RUNS; run++) {
   const partials = await time('tally', () => {
     const prepared = engine.prepare(wkbFromPolygons(aoi.polygons));
     try {
-      return chunks.map((c) => tallyChunk({ aoi: { kind: 'area', wkb: new Uint8Array(0) }, weighted: true, byArea: true, names: ['count', 'mean', 'sum', 'median'], ...c }, prepared));
+      return chunks.map((c) =>
+        tallyChunk({ aoi: { kind: 'area', wkb: new Uint8Array(0) }, weighted: true, byArea: true, names: ['count', 'mean', 'sum', 'median'], ...c }, prepared),
+      );
     } finally {
       prepared.dispose();
     }
   });
   counted = partials.reduce((n, p) => n + (p.columns[0]?.n ?? 0), 0);
-  await time('data_area', () => dataAreaM2(partials.map((p) => p.pieces), COLUMNS.length, 0, { unionAreas, overlapGroups: async (b) => overlapGroups(b) }));
+  await time('data_area', () =>
+    dataAreaM2(
+      partials.map((p) => p.pieces),
+      COLUMNS.length,
+      0,
+      { unionAreas, overlapGroups: async (b) => overlapGroups(b) },
+    ),
+  );
 }
 
 const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))] as number;

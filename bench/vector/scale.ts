@@ -83,10 +83,42 @@ interface Case {
   what: string;
 }
 const CASES: Case[] = [
-  { name: 'small', aoi: A.small, file: 'vector_1m.parquet', warmup: num('BENCH_WARMUP_SMALL', 10), runs: num('BENCH_RUNS_SMALL', 20), target: { ms: 40 }, what: '10 × 10 features' },
-  { name: 'medium', aoi: A.medium, file: 'vector_1m.parquet', warmup: num('BENCH_WARMUP_MEDIUM', 3), runs: num('BENCH_RUNS_MEDIUM', 10), target: { ms: 300 }, what: '100 × 100 features' },
-  { name: 'large', aoi: A.large, file: 'vector_1m.parquet', warmup: num('BENCH_WARMUP_LARGE', 1), runs: num('BENCH_RUNS_LARGE', 3), target: { ms: 1500 }, what: '400 × 400 features' },
-  { name: 'nocover_small', aoi: A.small, file: 'vector_1m_nocover.parquet', warmup: num('BENCH_WARMUP_NOCOVER', 1), runs: num('BENCH_RUNS_NOCOVER', 3), target: { ofFullscan: 0.5 }, what: 'small, file without covering' },
+  {
+    name: 'small',
+    aoi: A.small,
+    file: 'vector_1m.parquet',
+    warmup: num('BENCH_WARMUP_SMALL', 10),
+    runs: num('BENCH_RUNS_SMALL', 20),
+    target: { ms: 40 },
+    what: '10 × 10 features',
+  },
+  {
+    name: 'medium',
+    aoi: A.medium,
+    file: 'vector_1m.parquet',
+    warmup: num('BENCH_WARMUP_MEDIUM', 3),
+    runs: num('BENCH_RUNS_MEDIUM', 10),
+    target: { ms: 300 },
+    what: '100 × 100 features',
+  },
+  {
+    name: 'large',
+    aoi: A.large,
+    file: 'vector_1m.parquet',
+    warmup: num('BENCH_WARMUP_LARGE', 1),
+    runs: num('BENCH_RUNS_LARGE', 3),
+    target: { ms: 1500 },
+    what: '400 × 400 features',
+  },
+  {
+    name: 'nocover_small',
+    aoi: A.small,
+    file: 'vector_1m_nocover.parquet',
+    warmup: num('BENCH_WARMUP_NOCOVER', 1),
+    runs: num('BENCH_RUNS_NOCOVER', 3),
+    target: { ofFullscan: 0.5 },
+    what: 'small, file without covering',
+  },
 ];
 const RSS_TARGET = 500 * MiB;
 const HEALTH_P99_TARGET = 50;
@@ -223,13 +255,24 @@ async function serviceQuery(port: number, c: Case): Promise<Query> {
     const ms = performance.now() - t0;
     const log = await serverLog();
     const answer = res.status === 200 ? (body[COLUMN] ?? null) : null;
-    const cmp = res.status === 200 ? compare(answer, truths.get(c.name)) : { mismatches: [`status ${res.status}: ${JSON.stringify(body).slice(0, 300)}`], maxRel: Number.NaN };
+    const cmp =
+      res.status === 200
+        ? compare(answer, truths.get(c.name))
+        : { mismatches: [`status ${res.status}: ${JSON.stringify(body).slice(0, 300)}`], maxRel: Number.NaN };
     return { ms, status: res.status, requests: log.length, bytes: log.reduce((s, r) => s + r.bytesSent, 0), answer, ...cmp };
   } catch (e) {
     const ms = performance.now() - t0;
     const log = await serverLog();
     const timeout = (e as Error).name === 'TimeoutError';
-    return { ms, status: timeout ? 'timeout' : 'error', requests: log.length, bytes: log.reduce((s, r) => s + r.bytesSent, 0), answer: null, mismatches: [timeout ? `timeout (> ${TIMEOUT_MS / 1000} s)` : String(e)], maxRel: Number.NaN };
+    return {
+      ms,
+      status: timeout ? 'timeout' : 'error',
+      requests: log.length,
+      bytes: log.reduce((s, r) => s + r.bytesSent, 0),
+      answer: null,
+      mismatches: [timeout ? `timeout (> ${TIMEOUT_MS / 1000} s)` : String(e)],
+      maxRel: Number.NaN,
+    };
   }
 }
 
@@ -238,7 +281,10 @@ async function naiveQuery(naive: Child, c: Case): Promise<Query> {
   const t0 = performance.now();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), TIMEOUT_MS)));
-  const r = await Promise.race([naive.ask<{ answer?: NaiveAnswer; error?: string }>({ cmd: 'query', url: `${origin}/${c.file}`, aoi: aoiPolygon(c.aoi), column: COLUMN }), timeout]);
+  const r = await Promise.race([
+    naive.ask<{ answer?: NaiveAnswer; error?: string }>({ cmd: 'query', url: `${origin}/${c.file}`, aoi: aoiPolygon(c.aoi), column: COLUMN }),
+    timeout,
+  ]);
   clearTimeout(timer);
   const ms = performance.now() - t0;
   if (r === 'timeout') {
@@ -324,13 +370,19 @@ async function series(
     }
   }
   // Timings of answered queries only (a 503 or a timeout is reported, not timed).
-  const ms = s.timed.filter((q) => q.status === 200).map((q) => q.ms).sort((a, b) => a - b);
+  const ms = s.timed
+    .filter((q) => q.status === 200)
+    .map((q) => q.ms)
+    .sort((a, b) => a - b);
   s.min = ms[0] ?? Number.NaN;
   s.p50 = pct(ms, 50);
   s.p95 = pct(ms, 95);
   await hooks.after?.(s);
   const failed = s.timed.length - ms.length;
-  const fmtQ = s.timed.length > 0 ? `${ms.length} runs${failed ? ` (+ ${failed} failed)` : ''}: min ${fmtMs(s.min)}, p50 ${fmtMs(s.p50)}, p95 ${fmtMs(s.p95)}` : 'no timed run';
+  const fmtQ =
+    s.timed.length > 0
+      ? `${ms.length} runs${failed ? ` (+ ${failed} failed)` : ''}: min ${fmtMs(s.min)}, p50 ${fmtMs(s.p50)}, p95 ${fmtMs(s.p95)}`
+      : 'no timed run';
   const warm = s.warmup.length > 0 ? ` (warm-up: ${s.warmup.map((q) => fmtMs(q.ms)).join(', ')})` : '';
   console.log(`  ${c.name.padEnd(14)} ${fmtQ}${warm}${s.cut ? ` — cut: ${s.cut}` : ''}`);
   return s;
@@ -385,9 +437,18 @@ function pollHealth(port: number, everyMs: number): { stop(): Promise<{ latencie
 // ------------------------------------------------------------------------------------------------
 // formatting
 
-const fmtMs = (ms: number): string => (!Number.isFinite(ms) ? '–' : ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms >= 100 ? ms.toFixed(0) : ms.toFixed(1)} ms`);
+const fmtMs = (ms: number): string =>
+  !Number.isFinite(ms) ? '–' : ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms >= 100 ? ms.toFixed(0) : ms.toFixed(1)} ms`;
 const fmtBytes = (b: number): string =>
-  !Number.isFinite(b) ? '–' : b >= 2 ** 30 ? `${(b / 2 ** 30).toFixed(2)} GiB` : b >= MiB ? `${(b / MiB).toFixed(1)} MiB` : b >= 1024 ? `${(b / 1024).toFixed(0)} KiB` : `${b} B`;
+  !Number.isFinite(b)
+    ? '–'
+    : b >= 2 ** 30
+      ? `${(b / 2 ** 30).toFixed(2)} GiB`
+      : b >= MiB
+        ? `${(b / MiB).toFixed(1)} MiB`
+        : b >= 1024
+          ? `${(b / 1024).toFixed(0)} KiB`
+          : `${b} B`;
 const fmtRatio = (a: number, b: number): string => {
   if (!(Number.isFinite(a) && Number.isFinite(b) && b > 0)) return '–';
   const r = a / b;
@@ -427,12 +488,17 @@ const started = performance.now();
 const cpuStart = cpuTimes();
 mkdirSync(OUT, { recursive: true });
 const groupsMet = (a: RectAoi): number => side.groups.filter((g) => g[0] <= a.box[2] && g[2] >= a.box[0] && g[1] <= a.box[3] && g[3] >= a.box[1]).length;
-const srcDirty = git(['status', '--porcelain', '--', 'src']).split('\n').filter((l) => l !== '').length;
+const srcDirty = git(['status', '--porcelain', '--', 'src'])
+  .split('\n')
+  .filter((l) => l !== '').length;
 const head = git(['rev-parse', '--short', 'HEAD']);
 const srcAtStart = srcHash(ROOT);
 console.log(`scale benchmark (issue 9): ${side.rows.toLocaleString('en')} features, ${side.rowGroups} row groups, ${fmtBytes(side.bytes)}`);
 console.log(`service: ${ROOT} at ${head}${srcDirty ? ` + ${srcDirty} uncommitted change(s) under src/` : ''} (src hash ${srcAtStart})`);
-for (const c of CASES) console.log(`  ${c.name.padEnd(14)} ${c.aoi.box.map((v) => v.toFixed(3)).join(', ')}: ${fmtKm2(rectAreaM2(...c.aoi.box))}, ${c.file === 'vector_1m.parquet' ? groupsMet(c.aoi) : side.rowGroups} row groups; ${c.warmup} warm-up + ${c.runs} runs`);
+for (const c of CASES)
+  console.log(
+    `  ${c.name.padEnd(14)} ${c.aoi.box.map((v) => v.toFixed(3)).join(', ')}: ${fmtKm2(rectAreaM2(...c.aoi.box))}, ${c.file === 'vector_1m.parquet' ? groupsMet(c.aoi) : side.rowGroups} row groups; ${c.warmup} warm-up + ${c.runs} runs`,
+  );
 
 const server = await startChild(join(HERE, 'serve.ts'), { args: [FILE] });
 const origin = server.hello['origin'] as string;
@@ -458,14 +524,26 @@ for (const c of CASES) {
     qs.push({ ms, status: 200, requests: log.length, bytes: log.reduce((s, r) => s + r.bytesSent, 0), answer: t, mismatches: [], maxRel: 0 });
   }
   const ms = qs.map((q) => q.ms).sort((a, b) => a - b);
-  results.push({ impl: 'fullscan', caseName: c.name, warmup: [], timed: qs, runsAsked: FULLSCAN_RUNS, cut: null, min: ms[0]!, p50: pct(ms, 50), p95: pct(ms, 95), extra: { peakRss: result!.peakRss, scanMs: result!.ms } });
+  results.push({
+    impl: 'fullscan',
+    caseName: c.name,
+    warmup: [],
+    timed: qs,
+    runsAsked: FULLSCAN_RUNS,
+    cut: null,
+    min: ms[0]!,
+    p50: pct(ms, 50),
+    p95: pct(ms, 95),
+    extra: { peakRss: result!.peakRss, scanMs: result!.ms },
+  });
   const t = truths.get(c.name)!;
   console.log(`  ${c.name.padEnd(14)} ${fmtMs(pct(ms, 50))}, count ${t.count}, mean ${t.mean}, sum ${t.sum}, min ${t.min}, max ${t.max}`);
 }
 {
   const a = truths.get('small')!;
   const b = truths.get('nocover_small')!;
-  if (JSON.stringify(a) !== JSON.stringify(b)) console.log(`  !!! the full scans of small and nocover_small differ: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
+  if (JSON.stringify(a) !== JSON.stringify(b))
+    console.log(`  !!! the full scans of small and nocover_small differ: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
 }
 
 // 2. The naive reader, one process for every case.
@@ -493,13 +571,27 @@ interface Version {
   skipped?: string;
   processPeakRss?: number;
 }
-const versions: Version[] = [{ impl: 'service', label: `service (this checkout, ${head}${srcDirty ? ' + uncommitted src/' : ''})`, script: join(HERE, 'service.ts'), cwd: ROOT }];
+const versions: Version[] = [
+  { impl: 'service', label: `service (this checkout, ${head}${srcDirty ? ' + uncommitted src/' : ''})`, script: join(HERE, 'service.ts'), cwd: ROOT },
+];
 const prevHead = existsSync(join(PREV_DIR, 'src', 'app.ts')) ? git(['rev-parse', 'HEAD'], PREV_DIR) : '';
 const prevWanted = git(['rev-parse', `${PREV_COMMIT}^{commit}`]);
 if (PREV_SKIP !== '') versions.push({ impl: 'previous', label: `previous (${PREV_COMMIT})`, script: '', cwd: PREV_DIR, skipped: PREV_SKIP });
 else if (prevHead === '' || prevHead !== prevWanted) {
-  versions.push({ impl: 'previous', label: `previous (${PREV_COMMIT})`, script: '', cwd: PREV_DIR, skipped: `no worktree of ${PREV_COMMIT} at ${PREV_DIR} (found: ${prevHead || 'nothing'})` });
-} else versions.push({ impl: 'previous', label: `previous (${PREV_COMMIT}, worktree ${PREV_DIR})`, script: join(PREV_DIR, 'bench', 'vector', 'service.ts'), cwd: PREV_DIR });
+  versions.push({
+    impl: 'previous',
+    label: `previous (${PREV_COMMIT})`,
+    script: '',
+    cwd: PREV_DIR,
+    skipped: `no worktree of ${PREV_COMMIT} at ${PREV_DIR} (found: ${prevHead || 'nothing'})`,
+  });
+} else
+  versions.push({
+    impl: 'previous',
+    label: `previous (${PREV_COMMIT}, worktree ${PREV_DIR})`,
+    script: join(PREV_DIR, 'bench', 'vector', 'service.ts'),
+    cwd: PREV_DIR,
+  });
 
 for (const v of versions) {
   if (v.skipped) {
@@ -524,24 +616,33 @@ for (const v of versions) {
     const pid = svc.proc.pid!;
     let poller: ReturnType<typeof pollHealth> | null = null;
     let hwmReset = false;
-    const s = await series(v.impl, c, () => serviceQuery(port(), c), c.name !== 'large' ? {} : {
-      before: () => {
-        hwmReset = resetHwm(pid);
-        poller = pollHealth(port(), HEALTH_MS);
-      },
-      after: async (ss) => {
-        const h = await poller!.stop();
-        const lat = [...h.latencies].sort((a, b) => a - b);
-        ss.extra = {
-          peakRss: vmHwm(pid),
-          peakRssSince: hwmReset ? 'the start of the timed series (VmHWM reset)' : 'the start of the process (VmHWM could not be reset)',
-          // bad: not 200, failed, or not sent (too many in flight)
-          health: { polls: lat.length, bad: h.bad + h.skipped, p50: pct(lat, 50), p99: pct(lat, 99), max: lat[lat.length - 1] ?? Number.NaN },
-        };
-        const e = ss.extra as { peakRss: number; health: { polls: number; bad: number; p50: number; p99: number; max: number } };
-        console.log(`  ${''.padEnd(14)} peak RSS ${fmtBytes(e.peakRss)} (since ${hwmReset ? 'the timed series' : 'process start'}); /health ${e.health.polls} polls: p50 ${fmtMs(e.health.p50)}, p99 ${fmtMs(e.health.p99)}, max ${fmtMs(e.health.max)}${e.health.bad ? `, ${e.health.bad} not 200` : ''}`);
-      },
-    });
+    const s = await series(
+      v.impl,
+      c,
+      () => serviceQuery(port(), c),
+      c.name !== 'large'
+        ? {}
+        : {
+            before: () => {
+              hwmReset = resetHwm(pid);
+              poller = pollHealth(port(), HEALTH_MS);
+            },
+            after: async (ss) => {
+              const h = await poller!.stop();
+              const lat = [...h.latencies].sort((a, b) => a - b);
+              ss.extra = {
+                peakRss: vmHwm(pid),
+                peakRssSince: hwmReset ? 'the start of the timed series (VmHWM reset)' : 'the start of the process (VmHWM could not be reset)',
+                // bad: not 200, failed, or not sent (too many in flight)
+                health: { polls: lat.length, bad: h.bad + h.skipped, p50: pct(lat, 50), p99: pct(lat, 99), max: lat[lat.length - 1] ?? Number.NaN },
+              };
+              const e = ss.extra as { peakRss: number; health: { polls: number; bad: number; p50: number; p99: number; max: number } };
+              console.log(
+                `  ${''.padEnd(14)} peak RSS ${fmtBytes(e.peakRss)} (since ${hwmReset ? 'the timed series' : 'process start'}); /health ${e.health.polls} polls: p50 ${fmtMs(e.health.p50)}, p99 ${fmtMs(e.health.p99)}, max ${fmtMs(e.health.max)}${e.health.bad ? `, ${e.health.bad} not 200` : ''}`,
+              );
+            },
+          },
+    );
     results.push(s);
     if (s.cut === 'timeout') {
       // The service may still be working on the abandoned query: the next case gets a fresh process.
@@ -588,17 +689,27 @@ const spread = (xs: number[], f: (x: number) => string): string => {
 };
 
 const md: string[] = [];
-md.push(`Run ${date} on ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; machine CPU busy ${busy.toFixed(0)} % over the run (${((performance.now() - started) / 60000).toFixed(1)} min).`);
-md.push(`Service: this checkout at ${head}${srcDirty ? ` with ${srcDirty} uncommitted change(s) under src/ (other work in progress)` : ''}; src/ content hash ${versions[0]!.srcHash ?? '–'} when its process started${srcAtEnd !== srcAtStart ? ` (**src/ changed during the run**: ${srcAtStart} at the start, ${srcAtEnd} at the end)` : ' (unchanged over the run)'}. Previous: ${versions[1]!.skipped ? `skipped (${versions[1]!.skipped})` : `commit ${PREV_COMMIT} from the worktree ${PREV_DIR}`}.`);
-md.push(`File: ${side.rows.toLocaleString('en')} polygons, ${side.rowGroups} row groups of ${side.params.rowGroupSize.toLocaleString('en')}, ${side.params.codec}, ${side.params.order} order, ${fmtBytes(side.bytes)}. Request: columns ["value"], stats ${JSON.stringify(STATS)}. Service with its default configuration (read cache 64 MiB); "warm" = after the uncounted warm-up queries of the same case.`);
+md.push(
+  `Run ${date} on ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; machine CPU busy ${busy.toFixed(0)} % over the run (${((performance.now() - started) / 60000).toFixed(1)} min).`,
+);
+md.push(
+  `Service: this checkout at ${head}${srcDirty ? ` with ${srcDirty} uncommitted change(s) under src/ (other work in progress)` : ''}; src/ content hash ${versions[0]!.srcHash ?? '–'} when its process started${srcAtEnd !== srcAtStart ? ` (**src/ changed during the run**: ${srcAtStart} at the start, ${srcAtEnd} at the end)` : ' (unchanged over the run)'}. Previous: ${versions[1]!.skipped ? `skipped (${versions[1]!.skipped})` : `commit ${PREV_COMMIT} from the worktree ${PREV_DIR}`}.`,
+);
+md.push(
+  `File: ${side.rows.toLocaleString('en')} polygons, ${side.rowGroups} row groups of ${side.params.rowGroupSize.toLocaleString('en')}, ${side.params.codec}, ${side.params.order} order, ${fmtBytes(side.bytes)}. Request: columns ["value"], stats ${JSON.stringify(STATS)}. Service with its default configuration (read cache 64 MiB); "warm" = after the uncounted warm-up queries of the same case.`,
+);
 md.push('');
 md.push('| case | AOI (W, S, E, N) | area | features (full scan) | row groups met | warm-up + runs |');
 md.push('|---|---|---|---|---|---|');
 for (const c of CASES) {
-  md.push(`| ${c.name} | ${c.aoi.box.map((v) => v.toFixed(3)).join(', ')} | ${fmtKm2(rectAreaM2(...c.aoi.box))} | ${truths.get(c.name)?.count.toLocaleString('en')} | ${c.file === 'vector_1m.parquet' ? `${groupsMet(c.aoi)} of ${side.rowGroups}` : `all ${side.rowGroups} (no covering)`} | ${c.warmup} + ${c.runs} |`);
+  md.push(
+    `| ${c.name} | ${c.aoi.box.map((v) => v.toFixed(3)).join(', ')} | ${fmtKm2(rectAreaM2(...c.aoi.box))} | ${truths.get(c.name)?.count.toLocaleString('en')} | ${c.file === 'vector_1m.parquet' ? `${groupsMet(c.aoi)} of ${side.rowGroups}` : `all ${side.rowGroups} (no covering)`} | ${c.warmup} + ${c.runs} |`,
+  );
 }
 md.push('');
-md.push('| case | implementation | runs | min | p50 | p95 | requests / query | bytes read / query | answers vs full scan | data_area (Σ A∩ of the full scan) |');
+md.push(
+  '| case | implementation | runs | min | p50 | p95 | requests / query | bytes read / query | answers vs full scan | data_area (Σ A∩ of the full scan) |',
+);
 md.push('|---|---|---|---|---|---|---|---|---|---|');
 for (const c of CASES) {
   for (const [impl, label] of IMPLS) {
@@ -612,7 +723,15 @@ for (const c of CASES) {
     const daCell = impl === 'fullscan' ? `(${fmtKm2(truths.get(c.name)!.interArea)})` : typeof da === 'number' ? fmtKm2(da) : '';
     const failed = s.timed.length - okQ.length;
     const runs = `${okQ.length}${failed ? ` (+ ${failed} failed)` : ''}${s.cut ? ` of ${s.runsAsked} (${s.cut === 'timeout' ? '**timeout**' : 'time budget'})` : ''}`;
-    md.push(`| ${c.name} | ${label} | ${runs} | ${fmtMs(s.min)} | ${s.impl === 'service' ? `**${fmtMs(s.p50)}**` : fmtMs(s.p50)} | ${fmtMs(s.p95)} | ${spread(okQ.map((q) => q.requests), String)} | ${spread(okQ.map((q) => q.bytes), fmtBytes)} | ${answersOf(s)} | ${daCell} |`);
+    md.push(
+      `| ${c.name} | ${label} | ${runs} | ${fmtMs(s.min)} | ${s.impl === 'service' ? `**${fmtMs(s.p50)}**` : fmtMs(s.p50)} | ${fmtMs(s.p95)} | ${spread(
+        okQ.map((q) => q.requests),
+        String,
+      )} | ${spread(
+        okQ.map((q) => q.bytes),
+        fmtBytes,
+      )} | ${answersOf(s)} | ${daCell} |`,
+    );
   }
 }
 md.push('');
@@ -634,7 +753,9 @@ for (const c of CASES) {
   const pass = passOf(s, c);
   const value = s?.cut === 'timeout' ? 'timeout' : fmtMs(s?.p50 ?? Number.NaN);
   targets.push({ what: `${c.name} p50`, value, limit, pass, prev: p ? `${p.cut === 'timeout' ? 'timeout' : fmtMs(p.p50)} ${word(passOf(p, c))}` : 'n/a' });
-  md.push(`| ${c.name} | ${value} | ${fmtRatio(s?.p50 ?? Number.NaN, get('naive', c.name)?.p50 ?? Number.NaN)} | ${fmtRatio(s?.p50 ?? Number.NaN, full)} | ${fmtRatio(s?.p50 ?? Number.NaN, p?.p50 ?? Number.NaN)} | ${limit} | **${word(pass)}** | ${p ? `${p.cut === 'timeout' ? 'timeout' : fmtMs(p.p50)}: ${word(passOf(p, c))}` : 'n/a'} |`);
+  md.push(
+    `| ${c.name} | ${value} | ${fmtRatio(s?.p50 ?? Number.NaN, get('naive', c.name)?.p50 ?? Number.NaN)} | ${fmtRatio(s?.p50 ?? Number.NaN, full)} | ${fmtRatio(s?.p50 ?? Number.NaN, p?.p50 ?? Number.NaN)} | ${limit} | **${word(pass)}** | ${p ? `${p.cut === 'timeout' ? 'timeout' : fmtMs(p.p50)}: ${word(passOf(p, c))}` : 'n/a'} |`,
+  );
 }
 type Large = { peakRss: number; peakRssSince: string; health: { polls: number; bad: number; p50: number; p99: number; max: number } };
 const lg = get('service', 'large')?.extra as Large | undefined;
@@ -643,18 +764,27 @@ const rssPass = lg ? lg.peakRss <= RSS_TARGET : null;
 const hPass = lg ? lg.health.p99 < HEALTH_P99_TARGET && lg.health.bad === 0 : null;
 const prevRss = lgPrev ? `${fmtBytes(lgPrev.peakRss)}: ${word(lgPrev.peakRss <= RSS_TARGET)}` : 'n/a';
 const prevH = lgPrev ? `${fmtMs(lgPrev.health.p99)}: ${word(lgPrev.health.p99 < HEALTH_P99_TARGET && lgPrev.health.bad === 0)}` : 'n/a';
-md.push(`| large: service peak RSS (VmHWM since ${lg?.peakRssSince ?? '–'}) | ${lg ? fmtBytes(lg.peakRss) : '–'} |  |  | ${fmtRatio(lg?.peakRss ?? Number.NaN, lgPrev?.peakRss ?? Number.NaN)} | ≤ 500 MiB | **${word(rssPass)}** | ${prevRss} |`);
-md.push(`| large: GET /health every ${HEALTH_MS} ms, p99 (${lg ? `${lg.health.polls} polls, p50 ${fmtMs(lg.health.p50)}, max ${fmtMs(lg.health.max)}${lg.health.bad ? `, ${lg.health.bad} not 200` : ''}` : '–'}) | ${lg ? fmtMs(lg.health.p99) : '–'} |  |  | ${fmtRatio(lg?.health.p99 ?? Number.NaN, lgPrev?.health.p99 ?? Number.NaN)} | < ${HEALTH_P99_TARGET} ms | **${word(hPass)}** | ${prevH} |`);
+md.push(
+  `| large: service peak RSS (VmHWM since ${lg?.peakRssSince ?? '–'}) | ${lg ? fmtBytes(lg.peakRss) : '–'} |  |  | ${fmtRatio(lg?.peakRss ?? Number.NaN, lgPrev?.peakRss ?? Number.NaN)} | ≤ 500 MiB | **${word(rssPass)}** | ${prevRss} |`,
+);
+md.push(
+  `| large: GET /health every ${HEALTH_MS} ms, p99 (${lg ? `${lg.health.polls} polls, p50 ${fmtMs(lg.health.p50)}, max ${fmtMs(lg.health.max)}${lg.health.bad ? `, ${lg.health.bad} not 200` : ''}` : '–'}) | ${lg ? fmtMs(lg.health.p99) : '–'} |  |  | ${fmtRatio(lg?.health.p99 ?? Number.NaN, lgPrev?.health.p99 ?? Number.NaN)} | < ${HEALTH_P99_TARGET} ms | **${word(hPass)}** | ${prevH} |`,
+);
 targets.push({ what: 'large peak RSS', value: lg ? fmtBytes(lg.peakRss) : '–', limit: '≤ 500 MiB', pass: rssPass, prev: prevRss });
 targets.push({ what: 'large /health p99', value: lg ? fmtMs(lg.health.p99) : '–', limit: `< ${HEALTH_P99_TARGET} ms`, pass: hPass, prev: prevH });
 md.push('');
 md.push(`Targets (this checkout's service): ${targets.map((t) => `${t.what} ${t.value} (${t.limit}): ${word(t.pass)}`).join('; ')}.`);
 const naiveNotes = CASES.map((c) => `${c.name}: ${String(get('naive', c.name)?.extra?.['note'] ?? '–')}`).join('; ');
-md.push(`Naive reader per query: ${naiveNotes}. Peak RSS of the naive process ${fmtBytes(Number(get('naive', 'small')?.extra?.['processPeakRss']))}; of a fullscan process ${fmtBytes(Number(get('fullscan', 'large')?.extra?.['peakRss']))}; of the service processes over all cases: ${versions.map((v) => `${v.impl} ${fmtBytes(v.processPeakRss ?? Number.NaN)}`).join(', ')}.`);
+md.push(
+  `Naive reader per query: ${naiveNotes}. Peak RSS of the naive process ${fmtBytes(Number(get('naive', 'small')?.extra?.['processPeakRss']))}; of a fullscan process ${fmtBytes(Number(get('fullscan', 'large')?.extra?.['peakRss']))}; of the service processes over all cases: ${versions.map((v) => `${v.impl} ${fmtBytes(v.processPeakRss ?? Number.NaN)}`).join(', ')}.`,
+);
 md.push(
   mismatchLog.length === 0
-    ? 'Every answer of the service, the previous version and the naive reader equals the full scan\'s (count exact; mean, sum, min, max within 1e-9 relative). data_area is not compared (the full scan computes no union); the full scan\'s Σ A∩ is shown next to it: the features are disjoint, so the two should agree.'
-    : `**MISMATCHES OR FAILED QUERIES** (${mismatchLog.length}; the other answers equal the full scan's):\n${mismatchLog.slice(0, 40).map((m) => `- ${m}`).join('\n')}${mismatchLog.length > 40 ? `\n- … ${mismatchLog.length - 40} more (bench/out/vector-scale.json)` : ''}`,
+    ? "Every answer of the service, the previous version and the naive reader equals the full scan's (count exact; mean, sum, min, max within 1e-9 relative). data_area is not compared (the full scan computes no union); the full scan's Σ A∩ is shown next to it: the features are disjoint, so the two should agree."
+    : `**MISMATCHES OR FAILED QUERIES** (${mismatchLog.length}; the other answers equal the full scan's):\n${mismatchLog
+        .slice(0, 40)
+        .map((m) => `- ${m}`)
+        .join('\n')}${mismatchLog.length > 40 ? `\n- … ${mismatchLog.length - 40} more (bench/out/vector-scale.json)` : ''}`,
 );
 const text = md.join('\n');
 console.log(`\n${text}`);

@@ -47,7 +47,10 @@ interface VectorOptions extends CommonOptions {
 }
 
 function list(value: string): string[] {
-  const items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (items.length === 0) throw new InvalidArgumentError('expected a comma-separated list.');
   return items;
 }
@@ -64,11 +67,13 @@ function number(value: string): number {
   return n;
 }
 
-const count = (min: number) => (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`expected a whole number ≥ ${min}.`);
-  return n;
-};
+const count =
+  (min: number) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`expected a whole number ≥ ${min}.`);
+    return n;
+  };
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -78,7 +83,9 @@ function collect(value: string, previous: string[]): string[] {
 function withCommon(cmd: Command): Command {
   return cmd
     .requiredOption('-z, --zones <file>', 'the zones: GeoJSON FeatureCollection, GeoParquet, or CSV with a WKT or GeoJSON geometry column')
-    .addOption(new Option('--zones-format <format>', 'the zones file format (default: by extension, else by content)').choices(['geojson', 'geoparquet', 'csv']))
+    .addOption(
+      new Option('--zones-format <format>', 'the zones file format (default: by extension, else by content)').choices(['geojson', 'geoparquet', 'csv']),
+    )
     .option('--geometry-column <name>', 'geometry column of a CSV (default: geometry, else wkt) or GeoParquet (default: its primary column) zones file')
     .option('--id-column <name>', 'column giving each zone its id (CSV default: id when there is one)')
     .option('-s, --stats <list>', 'statistics, comma-separated (default: min,max,mean,count)', list)
@@ -86,7 +93,11 @@ function withCommon(cmd: Command): Command {
     .addOption(new Option('-f, --format <format>', 'output format (default: by the --output extension, else csv)').choices([...OUTPUT_FORMATS]))
     .option('-o, --output <file>', 'write to this file instead of stdout (required for geoparquet)')
     .option('--concurrency <n>', 'with --server: requests in flight', count(1), 4)
-    .addOption(new Option('--server <url>', 'answer with a running service instead of in process (repeat for several, used in turn)').argParser(collect).default([], 'in process'))
+    .addOption(
+      new Option('--server <url>', 'answer with a running service instead of in process (repeat for several, used in turn)')
+        .argParser(collect)
+        .default([], 'in process'),
+    )
     .option('--chunk <n>', 'with --server: zones per request', count(1), 500)
     .option('--retries <n>', 'with --server: tries again after 502/503/504 or a connection error', count(0), 3)
     .option('--retry-delay <ms>', 'with --server: wait before the first retry, doubled at each next one', count(0), 250)
@@ -116,10 +127,17 @@ export function buildProgram(start: (kind: JobKind, source: string, body: Omit<J
       .description('statistics of numeric GeoParquet columns inside each zone')
       .argument('<source>', 'a GeoParquet file (.parquet or .geoparquet): local path, file://, http(s):// or s3:// URL')
       .requiredOption('-c, --columns <list>', 'columns to summarise, comma-separated', list)
-      .addOption(new Option('--weighting <method>', 'weight of a feature: intersection area, or its share of the feature (default: area)').choices(['area', 'ratio']))
+      .addOption(
+        new Option('--weighting <method>', 'weight of a feature: intersection area, or its share of the feature (default: area)').choices(['area', 'ratio']),
+      )
       .option('--source-geometry-column <name>', "the source's geometry column (default: its primary column)"),
   ).action(async (source: string, o: VectorOptions) => {
-    await start('vector', source, { columns: o.columns, stats: o.stats, weighting_method: o.weighting, geometry_column: o.sourceGeometryColumn, radius: o.radius }, o);
+    await start(
+      'vector',
+      source,
+      { columns: o.columns, stats: o.stats, weighting_method: o.weighting, geometry_column: o.sourceGeometryColumn, radius: o.radius },
+      o,
+    );
   });
   return program;
 }

@@ -144,13 +144,22 @@ const RESERVED = new Set(['index', 'id', 'geometry', 'error_code', 'error_detail
 /** A column of plain values: DOUBLE when every value is a number, BOOLEAN when every one is a boolean, else text (lists and maps as JSON). */
 function column(name: string, values: unknown[]): ColumnSource {
   const present = values.filter((v) => v !== null && v !== undefined);
-  if (present.length > 0 && present.every((v) => typeof v === 'number')) return { name, data: values.map((v) => (typeof v === 'number' ? v : null)), type: 'DOUBLE' };
-  if (present.length > 0 && present.every((v) => typeof v === 'boolean')) return { name, data: values.map((v) => (typeof v === 'boolean' ? v : null)), type: 'BOOLEAN' };
+  if (present.length > 0 && present.every((v) => typeof v === 'number'))
+    return { name, data: values.map((v) => (typeof v === 'number' ? v : null)), type: 'DOUBLE' };
+  if (present.length > 0 && present.every((v) => typeof v === 'boolean'))
+    return { name, data: values.map((v) => (typeof v === 'boolean' ? v : null)), type: 'BOOLEAN' };
   const text = values.map((v) => (v === null || v === undefined ? null : typeof v === 'object' ? JSON.stringify(v) : String(v)));
   return { name, data: text, type: 'STRING' };
 }
 
-const WKB_TYPES: Record<string, string> = { Point: 'Point', MultiPoint: 'MultiPoint', LineString: 'LineString', MultiLineString: 'MultiLineString', Polygon: 'Polygon', MultiPolygon: 'MultiPolygon' };
+const WKB_TYPES: Record<string, string> = {
+  Point: 'Point',
+  MultiPoint: 'MultiPoint',
+  LineString: 'LineString',
+  MultiLineString: 'MultiLineString',
+  Polygon: 'Polygon',
+  MultiPolygon: 'MultiPolygon',
+};
 
 /** GeoParquet 1.1: one row per zone, WKB geometry in lon/lat (OGC:CRS84). */
 function writeGeoParquet(outcomes: readonly ZoneOutcome[], filename: string, path: string): void {
@@ -187,9 +196,22 @@ function writeGeoParquet(outcomes: readonly ZoneOutcome[], filename: string, pat
   const taken = new Set([...RESERVED, ...statColumns.keys()]);
   const columns: ColumnSource[] = [
     { name: 'index', data: outcomes.map((o) => o.zone.index), type: 'INT32' },
-    column('id', outcomes.map((o) => o.zone.id)),
-    ...props.map((p) => column(taken.has(p) ? `property_${p}` : p, outcomes.map((o) => o.zone.properties?.[p]))),
-    ...[...statColumns].map(([name, { key, stat }]) => column(name, outcomes.map((o) => (o.statistics?.[key] as Record<string, unknown> | undefined)?.[stat]))),
+    column(
+      'id',
+      outcomes.map((o) => o.zone.id),
+    ),
+    ...props.map((p) =>
+      column(
+        taken.has(p) ? `property_${p}` : p,
+        outcomes.map((o) => o.zone.properties?.[p]),
+      ),
+    ),
+    ...[...statColumns].map(([name, { key, stat }]) =>
+      column(
+        name,
+        outcomes.map((o) => (o.statistics?.[key] as Record<string, unknown> | undefined)?.[stat]),
+      ),
+    ),
     { name: 'error_code', data: outcomes.map((o) => o.error?.code ?? null), type: 'STRING' },
     { name: 'error_detail', data: outcomes.map((o) => o.error?.detail ?? null), type: 'STRING' },
     { name: 'geometry', data: geometry, type: 'BYTE_ARRAY' },

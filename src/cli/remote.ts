@@ -109,7 +109,8 @@ async function askOnce(url: URL, job: Job, zones: readonly Zone[], signal: Abort
     const cause = (e as { cause?: { code?: string; message?: string } }).cause;
     throw new Retryable(`${url.origin} could not be reached (${cause?.code ?? cause?.message ?? (e as Error).message})`);
   }
-  if (RETRY_STATUS.has(res.status)) throw new Retryable(`${url.origin} answered ${res.status}: ${await problemDetail(res)}`, retryAfterMs(res.headers.get('retry-after')));
+  if (RETRY_STATUS.has(res.status))
+    throw new Retryable(`${url.origin} answered ${res.status}: ${await problemDetail(res)}`, retryAfterMs(res.headers.get('retry-after')));
   if (res.status !== 200) throw new CliError(`The server ${url.origin} refused the request (${res.status}): ${await problemDetail(res)}`);
   let text: string;
   try {
@@ -135,7 +136,8 @@ async function askOnce(url: URL, job: Job, zones: readonly Zone[], signal: Abort
     }
     const local = line.index;
     const zone = typeof local === 'number' ? zones[local] : undefined;
-    if (zone === undefined || local !== outcomes.length) throw new CliError(`The server ${url.origin} answered a zone the request did not send (index ${String(local)}).`);
+    if (zone === undefined || local !== outcomes.length)
+      throw new CliError(`The server ${url.origin} answered a zone the request did not send (index ${String(local)}).`);
     outcomes.push(line.error ? { zone, error: renumbered(line.error, local, zone.index) } : { zone, statistics: line.statistics as StatsResponse });
   }
   if (outcomes.length !== zones.length) throw new Retryable(`${url.origin} answered ${outcomes.length} of ${zones.length} zones (the answer was cut)`);
@@ -169,7 +171,9 @@ export async function* remoteOutcomes(job: Job, zones: readonly Zone[], options:
     }
     const first = (chunk[0] as Zone).index;
     const tries = options.retries + 1;
-    throw new CliError(`Zones ${first}–${first + chunk.length - 1} were not answered after ${tries} ${tries === 1 ? 'try' : 'tries'}: ${last.replace(/\.$/, '')}.`);
+    throw new CliError(
+      `Zones ${first}–${first + chunk.length - 1} were not answered after ${tries} ${tries === 1 ? 'try' : 'tries'}: ${last.replace(/\.$/, '')}.`,
+    );
   };
 
   // Workers take chunks in order; a chunk is not started more than 4 × concurrency chunks ahead of the

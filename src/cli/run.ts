@@ -51,12 +51,20 @@ export async function run(options: RunOptions): Promise<number> {
   try {
     const outcomes =
       options.servers.length > 0
-        ? remoteOutcomes(job, zones, { servers: options.servers, chunk: options.chunk, concurrency: options.concurrency, retries: options.retries, backoffMs: options.retryDelay, signal: options.signal })
+        ? remoteOutcomes(job, zones, {
+            servers: options.servers,
+            chunk: options.chunk,
+            concurrency: options.concurrency,
+            retries: options.retries,
+            backoffMs: options.retryDelay,
+            signal: options.signal,
+          })
         : localOutcomes(job, zones, { signal: options.signal });
     for await (const answered of outcomes) {
       // A geometry the zones file could not give is answered as no geometry; its reason is the detail.
       const why = unreadable.get(answered.zone.index);
-      const o: ZoneOutcome = why !== undefined && answered.error?.code === 'validation_failed' ? { ...answered, error: { ...answered.error, detail: why } } : answered;
+      const o: ZoneOutcome =
+        why !== undefined && answered.error?.code === 'validation_failed' ? { ...answered, error: { ...answered.error, detail: why } } : answered;
       if (o.error) failed++;
       await sink.write(o);
       progress.tick();
@@ -66,7 +74,9 @@ export async function run(options: RunOptions): Promise<number> {
   }
   await sink.finish();
   if (failed > 0) {
-    options.log(`${failed.toLocaleString('en')} of ${zones.length.toLocaleString('en')} zones could not be answered; each has its error in the output (error_code, error_detail).`);
+    options.log(
+      `${failed.toLocaleString('en')} of ${zones.length.toLocaleString('en')} zones could not be answered; each has its error in the output (error_code, error_detail).`,
+    );
     return EXIT_ZONE_ERRORS;
   }
   return EXIT_OK;

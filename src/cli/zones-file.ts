@@ -102,7 +102,10 @@ function readGeoJsonZones(text: string, path: string): ZonesFile {
     const zones = d.features.map((f: unknown, index: number): Zone => {
       const feature = f as { type?: unknown; id?: unknown; properties?: unknown; geometry?: unknown } | null;
       if (!feature || typeof feature !== 'object' || feature.type !== 'Feature') throw new CliError(`Feature ${index} of ${path} is not a GeoJSON Feature.`);
-      const properties = feature.properties && typeof feature.properties === 'object' && !Array.isArray(feature.properties) ? (feature.properties as Record<string, unknown>) : null;
+      const properties =
+        feature.properties && typeof feature.properties === 'object' && !Array.isArray(feature.properties)
+          ? (feature.properties as Record<string, unknown>)
+          : null;
       return { index, id: idOf(feature.id, `Feature ${index} of ${path}`), properties, geometry: feature.geometry ?? null };
     });
     return { zones, unreadable };
@@ -129,13 +132,14 @@ function readCsvZones(text: string, path: string, options: ZonesOptions, delimit
     const exact = header.indexOf(name);
     return exact >= 0 ? exact : header.findIndex((h) => h.toLowerCase() === name.toLowerCase());
   };
-  const geometryAt = options.geometryColumn !== undefined ? find(options.geometryColumn) : [find('geometry'), find('wkt')].find((i) => i >= 0) ?? -1;
+  const geometryAt = options.geometryColumn !== undefined ? find(options.geometryColumn) : ([find('geometry'), find('wkt')].find((i) => i >= 0) ?? -1);
   if (geometryAt < 0) {
     const asked = options.geometryColumn !== undefined ? `no column "${options.geometryColumn}"` : 'no "geometry" or "wkt" column';
     throw new CliError(`The zones file ${path} has ${asked} (its columns: ${header.join(', ')}); name the geometry column with --geometry-column.`);
   }
   const idAt = options.idColumn !== undefined ? find(options.idColumn) : find('id');
-  if (options.idColumn !== undefined && idAt < 0) throw new CliError(`The zones file ${path} has no column "${options.idColumn}" for --id-column (its columns: ${header.join(', ')}).`);
+  if (options.idColumn !== undefined && idAt < 0)
+    throw new CliError(`The zones file ${path} has no column "${options.idColumn}" for --id-column (its columns: ${header.join(', ')}).`);
   const unreadable = new Map<number, string>();
   const zones = rows.slice(1).map((row, index): Zone => {
     const properties: Record<string, unknown> = {};
@@ -166,7 +170,9 @@ async function readGeoParquetZones(real: string, path: string, options: ZonesOpt
   const numeric = info.columns.filter((c) => c.numeric).map((c) => c.name);
   const idColumn = options.idColumn;
   if (idColumn !== undefined && !numeric.includes(idColumn)) {
-    throw new CliError(`The zones file ${path} has no numeric column "${idColumn}" for --id-column (GeoParquet zones can take their id from a numeric column only; numeric columns: ${numeric.join(', ') || 'none'}).`);
+    throw new CliError(
+      `The zones file ${path} has no numeric column "${idColumn}" for --id-column (GeoParquet zones can take their id from a numeric column only; numeric columns: ${numeric.join(', ') || 'none'}).`,
+    );
   }
   const crs = crsFromProjJson(info.geo.crs);
   const move = crs.isGeographic ? null : makeTransformer(crs.proj4, WGS84).forward;

@@ -36,7 +36,13 @@ export interface AoiLimits {
  */
 export const MAX_RADIUS_M = 19_900_000;
 
-const WORLD_BOX: Ring = [[-180, -90], [180, -90], [180, 90], [-180, 90], [-180, -90]];
+const WORLD_BOX: Ring = [
+  [-180, -90],
+  [180, -90],
+  [180, 90],
+  [-180, 90],
+  [-180, -90],
+];
 
 /** Validate and normalise an AOI (CONTRACT §3). Throws ZonalError('invalid_geometry' | 'too_many_vertices'). */
 export function parseAoi(input: AoiInput, limits: AoiLimits): Aoi {
@@ -44,7 +50,10 @@ export function parseAoi(input: AoiInput, limits: AoiLimits): Aoi {
   const multi = input.type === 'MultiPolygon';
   const coords = multi ? input.coordinates : [input.coordinates];
   const names = namer(multi);
-  checkVertexCount(coords.reduce((n, p) => n + p.reduce((m, r) => m + r.length, 0), 0), limits);
+  checkVertexCount(
+    coords.reduce((n, p) => n + p.reduce((m, r) => m + r.length, 0), 0),
+    limits,
+  );
   const polygons = coords.map((p, i) => validPolygon(p, i, names));
   const pieces: PolygonCoords[] = [];
   const sourceOf: number[] = [];
@@ -126,7 +135,10 @@ function parsePoint(input: Extract<AoiInput, { type: 'Point' }>, limits: AoiLimi
   checkVertexCount(CIRCLE_VERTICES + 1, limits);
   const polygons = circlePolygons(lon, lat, r).map(splitLongEdges);
   // Cut at the antimeridian or closed along a pole, the circle has a few positions more.
-  checkVertexCount(polygons.reduce((n, p) => n + p.reduce((m, ring) => m + ring.length, 0), 0), limits);
+  checkVertexCount(
+    polygons.reduce((n, p) => n + p.reduce((m, ring) => m + ring.length, 0), 0),
+    limits,
+  );
   return { kind: 'area', polygons, areaM2: ellipsoidalAreaM2(polygons), source: 'circle' };
 }
 
@@ -167,13 +179,18 @@ function validPolygon(rings: number[][][], p: number, names: Namer): PolygonCoor
   if (maxX - minX > 360) {
     fail(`${names.polygon(p)} spans ${fmt(maxX - minX)}° of longitude (from ${fmt(minX)} to ${fmt(maxX)}), more than once round the globe.`, names.path(p));
   }
-  checkNoCrossings(out, out.map(() => 0), 'polygon', (ra, rb, x, y, kind) => {
-    if (ra === rb) {
-      const verb = kind === 'touch' ? 'touches itself' : kind === 'overlap' ? 'runs back over itself' : 'crosses itself';
-      fail(`${names.ring(p, ra)} ${verb} ${at(x, y)}.`, names.path(p, ra));
-    }
-    fail(`${names.ring(p, Math.max(ra, rb))} crosses ring ${Math.min(ra, rb)} ${at(x, y)}.`, names.path(p, Math.max(ra, rb)));
-  });
+  checkNoCrossings(
+    out,
+    out.map(() => 0),
+    'polygon',
+    (ra, rb, x, y, kind) => {
+      if (ra === rb) {
+        const verb = kind === 'touch' ? 'touches itself' : kind === 'overlap' ? 'runs back over itself' : 'crosses itself';
+        fail(`${names.ring(p, ra)} ${verb} ${at(x, y)}.`, names.path(p, ra));
+      }
+      fail(`${names.ring(p, Math.max(ra, rb))} crosses ring ${Math.min(ra, rb)} ${at(x, y)}.`, names.path(p, Math.max(ra, rb)));
+    },
+  );
   out.forEach((ring, r) => {
     const positive = planarArea(ring) > 0;
     if (positive !== (r === 0)) ring.reverse();
@@ -245,13 +262,16 @@ function checkPartsDisjoint(pieces: PolygonCoords[], sourceOf: number[], names: 
     fail(`polygons ${pa} and ${pb} cross each other ${at(x, y)}.`, names.path(pb as number));
   });
   const inner = pieces.map((piece) => interiorPoint(piece));
-  forOverlappingBoxes(pieces.map((piece) => bboxOfRing(piece[0] as Ring)), (a, b) => {
-    if (sourceOf[a] === sourceOf[b]) return;
-    const [xa, ya] = inner[a] as Position;
-    const [xb, yb] = inner[b] as Position;
-    if (pointInPolygon(pieces[b] as PolygonCoords, xa, ya) >= 0 || pointInPolygon(pieces[a] as PolygonCoords, xb, yb) >= 0) {
-      const [pa, pb] = [sourceOf[a] as number, sourceOf[b] as number].sort((u, v) => u - v);
-      fail(`polygons ${pa} and ${pb} overlap.`, names.path(pb as number));
-    }
-  });
+  forOverlappingBoxes(
+    pieces.map((piece) => bboxOfRing(piece[0] as Ring)),
+    (a, b) => {
+      if (sourceOf[a] === sourceOf[b]) return;
+      const [xa, ya] = inner[a] as Position;
+      const [xb, yb] = inner[b] as Position;
+      if (pointInPolygon(pieces[b] as PolygonCoords, xa, ya) >= 0 || pointInPolygon(pieces[a] as PolygonCoords, xb, yb) >= 0) {
+        const [pa, pb] = [sourceOf[a] as number, sourceOf[b] as number].sort((u, v) => u - v);
+        fail(`polygons ${pa} and ${pb} overlap.`, names.path(pb as number));
+      }
+    },
+  );
 }

@@ -68,7 +68,11 @@ const DATUM_SHIFTS: Record<number, DatumShift> = {
   // CH1903+ to WGS 84 (1), EPSG:1676
   6150: { towgs84: '674.374,15.056,405.346', gcs: 4150, pcs: [2056] },
   // MGI to WGS 84 (3), EPSG:1618 (Austria; the Balkan projected CRSs on MGI are left out)
-  6312: { towgs84: '577.326,90.129,463.919,5.137,1.474,5.297,2.4232', gcs: 4312, pcs: [9271, 9272, 9273, 31254, 31255, 31256, 31257, 31258, 31259, 31284, 31285, 31286, 31287, 31294, 31295, 31296, 31297] },
+  6312: {
+    towgs84: '577.326,90.129,463.919,5.137,1.474,5.297,2.4232',
+    gcs: 4312,
+    pcs: [9271, 9272, 9273, 31254, 31255, 31256, 31257, 31258, 31259, 31284, 31285, 31286, 31287, 31294, 31295, 31296, 31297],
+  },
   // Monte Mario to WGS 84 (4), EPSG:1660
   6265: { towgs84: '-104.1,-49.1,-9.9,0.971,-2.917,0.714,-11.68', gcs: 4265, pcs: [3003, 3004, 5659] },
   // S-JTSK to WGS 84 (3), EPSG:15965
@@ -80,7 +84,9 @@ const DATUM_SHIFTS: Record<number, DatumShift> = {
  * plain omerc (variant B): `SELECT p.code FROM projected_crs p JOIN conversion c ON p.conversion_code =
  * c.code WHERE c.method_code = 9812` in proj.db (PROJ 9.1.1).
  */
-const HOTINE_A = new Set([3078, 3079, 3167, 3168, 3375, 3376, 3468, 3591, 5247, 6394, 6497, 6808, 6809, 6810, 6811, 6840, 6841, 6842, 6843, 24571, 26731, 26931, 29874]);
+const HOTINE_A = new Set([
+  3078, 3079, 3167, 3168, 3375, 3376, 3468, 3591, 5247, 6394, 6497, 6808, 6809, 6810, 6811, 6840, 6841, 6842, 6843, 24571, 26731, 26931, 29874,
+]);
 
 /** EPSG projected CRSs whose method the library maps to a neighbouring one (same query, methods 9817, 9816). */
 const APPROXIMATED: Record<number, string> = { 22700: 'Lambert Conic Near-Conformal', 22300: 'Tunisia Mining Grid' };
@@ -103,12 +109,35 @@ const CT_HOTINE_B = 9815;
 
 /** GeoTIFF 1.1 ProjCoordTransGeoKey names, for a refusal that says which projection it is. */
 const CT_NAMES: Record<number, string> = {
-  1: 'Transverse Mercator', 2: 'Transverse Mercator (modified Alaska)', 3: 'Hotine oblique Mercator', 4: 'Laborde oblique Mercator',
-  5: 'Rosenmund oblique Mercator', 6: 'spherical oblique Mercator', 7: 'Mercator', 8: 'Lambert conic conformal (2SP)', 9: 'Lambert conic conformal (1SP)',
-  10: 'Lambert azimuthal equal area', 11: 'Albers equal area', 12: 'azimuthal equidistant', 13: 'equidistant conic', 14: 'stereographic',
-  15: 'polar stereographic', 16: 'oblique stereographic', 17: 'equirectangular', 18: 'Cassini-Soldner', 19: 'gnomonic', 20: 'Miller cylindrical',
-  21: 'orthographic', 22: 'polyconic', 23: 'Robinson', 24: 'sinusoidal', 25: 'Van der Grinten', 26: 'New Zealand map grid',
-  27: 'Transverse Mercator (south oriented)', 28: 'cylindrical equal area', 9815: 'Hotine oblique Mercator (variant B)',
+  1: 'Transverse Mercator',
+  2: 'Transverse Mercator (modified Alaska)',
+  3: 'Hotine oblique Mercator',
+  4: 'Laborde oblique Mercator',
+  5: 'Rosenmund oblique Mercator',
+  6: 'spherical oblique Mercator',
+  7: 'Mercator',
+  8: 'Lambert conic conformal (2SP)',
+  9: 'Lambert conic conformal (1SP)',
+  10: 'Lambert azimuthal equal area',
+  11: 'Albers equal area',
+  12: 'azimuthal equidistant',
+  13: 'equidistant conic',
+  14: 'stereographic',
+  15: 'polar stereographic',
+  16: 'oblique stereographic',
+  17: 'equirectangular',
+  18: 'Cassini-Soldner',
+  19: 'gnomonic',
+  20: 'Miller cylindrical',
+  21: 'orthographic',
+  22: 'polyconic',
+  23: 'Robinson',
+  24: 'sinusoidal',
+  25: 'Van der Grinten',
+  26: 'New Zealand map grid',
+  27: 'Transverse Mercator (south oriented)',
+  28: 'cylindrical equal area',
+  9815: 'Hotine oblique Mercator (variant B)',
 };
 
 function num(v: unknown): number | undefined {
@@ -166,8 +195,11 @@ export function crsFromGeoKeys(geoKeys: Record<string, unknown>): CrsInfo {
   }
   const projected = model === 1 || (model === undefined && (pcs !== undefined || method !== undefined || conversion !== undefined));
   const epsg = projected ? (isEpsg(pcs) ? pcs : undefined) : isEpsg(gcs) ? gcs : undefined;
-  const citation = cleanCitation(projected ? keys['GTCitationGeoKey'] ?? keys['PCSCitationGeoKey'] : keys['GeogCitationGeoKey'] ?? keys['GTCitationGeoKey']);
-  const label = [epsg !== undefined ? `EPSG:${epsg}` : undefined, citation ?? (projected ? projectedCitation : undefined)].filter(Boolean).join(' ') || undefined;
+  const citation = cleanCitation(
+    projected ? (keys['GTCitationGeoKey'] ?? keys['PCSCitationGeoKey']) : (keys['GeogCitationGeoKey'] ?? keys['GTCitationGeoKey']),
+  );
+  const label =
+    [epsg !== undefined ? `EPSG:${epsg}` : undefined, citation ?? (projected ? projectedCitation : undefined)].filter(Boolean).join(' ') || undefined;
   if (projected && isEpsg(pcs)) {
     // An EPSG projected code says everything; a geographic code beside it would make the library ignore it.
     delete keys['GeodeticCRSGeoKey'];
@@ -191,7 +223,10 @@ export function crsFromGeoKeys(geoKeys: Record<string, unknown>): CrsInfo {
   if (methodCode !== undefined) throw unsupported(`projection method ${CT_NAMES[Number(methodCode)] ?? 'of GeoTIFF code'} (code ${String(methodCode)})`, label);
   if (Object.keys(errors).some((k) => /Unit.*(NotSupported|NotDefined)$/.test(k) && !k.startsWith('vertical'))) throw unsupported('coordinate unit', label);
 
-  const tokens = result.proj4.trim().split(/\s+/).filter((t) => !/^\+axis=(en|ne|enu|neu)$/.test(t) && t !== '+no_defs');
+  const tokens = result.proj4
+    .trim()
+    .split(/\s+/)
+    .filter((t) => !/^\+axis=(en|ne|enu|neu)$/.test(t) && t !== '+no_defs');
   const isGeographic = result.isGCS;
   const { x, y } = result.coordinatesConversionParameters;
   if (isGeographic) {
@@ -252,7 +287,8 @@ function repair(tokens: string[], keys: Record<string, unknown>, method: number 
   if (proj === 'sinu') {
     const a = Number(tokenValue(tokens, 'a') ?? tokenValue(tokens, 'R'));
     const b = Number(tokenValue(tokens, 'b') ?? a);
-    if (!(a === b) && tokenValue(tokens, 'R') === undefined) throw unsupported('projection method sinusoidal on an ellipsoid', label, 'Only the spherical sinusoidal, as MODIS uses it, is read.');
+    if (!(a === b) && tokenValue(tokens, 'R') === undefined)
+      throw unsupported('projection method sinusoidal on an ellipsoid', label, 'Only the spherical sinusoidal, as MODIS uses it, is read.');
   }
   // Axes: proj4js takes three letters (+axis=wsu), the library writes two.
   const axis = tokenValue(tokens, 'axis');
@@ -334,7 +370,8 @@ function fromEsriPe(wkt: string): CrsInfo {
   const projection = /PROJECTION\["([^"]+)"\]/.exec(wkt)?.[1];
   const name = /^PROJCS\["([^"]*)"/.exec(wkt)?.[1];
   const label = name && name.toLowerCase() !== 'unknown' ? name : undefined;
-  if (!wkt.startsWith('PROJCS[') || projection === undefined) throw unsupported('coordinate reference system (an ESRI PE string that is not a projected CRS)', label);
+  if (!wkt.startsWith('PROJCS[') || projection === undefined)
+    throw unsupported('coordinate reference system (an ESRI PE string that is not a projected CRS)', label);
   const extension = /EXTENSION\["PROJ4",\s*"([^"]+)"\]/.exec(wkt)?.[1];
   let def: string | undefined;
   if (extension !== undefined) {
@@ -345,11 +382,19 @@ function fromEsriPe(wkt: string): CrsInfo {
     const spheroid = /SPHEROID\["[^"]*",\s*([\d.eE+-]+),\s*([\d.eE+-]+)\]/.exec(wkt);
     const unit = /UNIT\["[^"]*",\s*([\d.eE+-]+)\]\]$/.exec(wkt)?.[1];
     const h = wktNumber(wkt, 'Height');
-    if (!spheroid || h === undefined || (unit !== undefined && Number(unit) !== 1)) throw unsupported('projection (Geostationary_Satellite with these parameters)', label);
+    if (!spheroid || h === undefined || (unit !== undefined && Number(unit) !== 1))
+      throw unsupported('projection (Geostationary_Satellite with these parameters)', label);
     const rf = Number(spheroid[2]);
     def = [
-      '+proj=geos', `+h=${h}`, `+lon_0=${wktNumber(wkt, 'Longitude_Of_Center') ?? 0}`, `+sweep=${wktNumber(wkt, 'Option') === 1 ? 'x' : 'y'}`,
-      `+x_0=${wktNumber(wkt, 'False_Easting') ?? 0}`, `+y_0=${wktNumber(wkt, 'False_Northing') ?? 0}`, `+a=${spheroid[1]}`, rf === 0 ? `+b=${spheroid[1]}` : `+rf=${rf}`, '+no_defs',
+      '+proj=geos',
+      `+h=${h}`,
+      `+lon_0=${wktNumber(wkt, 'Longitude_Of_Center') ?? 0}`,
+      `+sweep=${wktNumber(wkt, 'Option') === 1 ? 'x' : 'y'}`,
+      `+x_0=${wktNumber(wkt, 'False_Easting') ?? 0}`,
+      `+y_0=${wktNumber(wkt, 'False_Northing') ?? 0}`,
+      `+a=${spheroid[1]}`,
+      rf === 0 ? `+b=${spheroid[1]}` : `+rf=${rf}`,
+      '+no_defs',
     ].join(' ');
   } else {
     throw unsupported(`projection ${projection} (written as an ESRI PE string)`, label);

@@ -195,7 +195,10 @@ function forNearbySegments(seg: Float64Array, m: number, visit: (s: number, t: n
   let gx1 = -Infinity;
   let gy1 = -Infinity;
   for (let s = 0; s < m; s++) {
-    const ax = seg[4 * s] as number, ay = seg[4 * s + 1] as number, bx = seg[4 * s + 2] as number, by = seg[4 * s + 3] as number;
+    const ax = seg[4 * s] as number,
+      ay = seg[4 * s + 1] as number,
+      bx = seg[4 * s + 2] as number,
+      by = seg[4 * s + 3] as number;
     box[4 * s] = Math.min(ax, bx);
     box[4 * s + 1] = Math.min(ay, by);
     box[4 * s + 2] = Math.max(ax, bx);
@@ -242,8 +245,14 @@ function forNearbySegments(seg: Float64Array, m: number, visit: (s: number, t: n
 
 /** How edges s and t of the flat array meet, if they do, and where. */
 function contact(seg: Float64Array, s: number, t: number): { kind: Contact; x: number; y: number } | null {
-  const ax = seg[4 * s] as number, ay = seg[4 * s + 1] as number, bx = seg[4 * s + 2] as number, by = seg[4 * s + 3] as number;
-  const cx = seg[4 * t] as number, cy = seg[4 * t + 1] as number, dx = seg[4 * t + 2] as number, dy = seg[4 * t + 3] as number;
+  const ax = seg[4 * s] as number,
+    ay = seg[4 * s + 1] as number,
+    bx = seg[4 * s + 2] as number,
+    by = seg[4 * s + 3] as number;
+  const cx = seg[4 * t] as number,
+    cy = seg[4 * t + 1] as number,
+    dx = seg[4 * t + 2] as number,
+    dy = seg[4 * t + 3] as number;
   const d1 = orient(cx, cy, dx, dy, ax, ay);
   const d2 = orient(cx, cy, dx, dy, bx, by);
   const d3 = orient(ax, ay, bx, by, cx, cy);

@@ -80,21 +80,25 @@ export function makeTransformer(fromDef: string, toDef: string): Transformer {
   const c = converter(fromDef, toDef);
   const fromGeo = isLongLat(fromDef);
   const toGeo = isLongLat(toDef);
-  const raw = (f: Converter['forward']) => (p: Position): Position => {
-    try {
-      // enforceAxis: proj4js applies a definition's +axis (south-oriented TM, Krovak south-west) only when asked.
-      const q = f([p[0], p[1]], true);
-      return [q[0] as number, q[1] as number];
-    } catch {
-      return [Number.NaN, Number.NaN];
-    }
-  };
+  const raw =
+    (f: Converter['forward']) =>
+    (p: Position): Position => {
+      try {
+        // enforceAxis: proj4js applies a definition's +axis (south-oriented TM, Krovak south-west) only when asked.
+        const q = f([p[0], p[1]], true);
+        return [q[0] as number, q[1] as number];
+      } catch {
+        return [Number.NaN, Number.NaN];
+      }
+    };
   const fwd = raw(c.forward);
   const inv = raw(c.inverse);
-  const checked = (there: PointTransform, back: PointTransform, geographic: boolean): PointTransform => (p) => {
-    const q = there(p);
-    return finite(q) && sameSpot(p, back(q), geographic) ? q : [Number.NaN, Number.NaN];
-  };
+  const checked =
+    (there: PointTransform, back: PointTransform, geographic: boolean): PointTransform =>
+    (p) => {
+      const q = there(p);
+      return finite(q) && sameSpot(p, back(q), geographic) ? q : [Number.NaN, Number.NaN];
+    };
   return { forward: checked(fwd, inv, fromGeo), inverse: checked(inv, fwd, toGeo) };
 }
 
@@ -118,12 +122,7 @@ function notExpressible(): ZonalError {
  * > 0) from the midpoint of the transformed ends. Rings stay closed; structure and order are kept.
  * Throws ZonalError('invalid_geometry') when any vertex or midpoint has no finite image.
  */
-export function transformPolygons(
-  polygons: MultiPolygonCoords,
-  forward: PointTransform,
-  tolerance: number,
-  options: DensifyOptions = {},
-): MultiPolygonCoords {
+export function transformPolygons(polygons: MultiPolygonCoords, forward: PointTransform, tolerance: number, options: DensifyOptions = {}): MultiPolygonCoords {
   if (!(tolerance > 0)) throw new RangeError('transformPolygons: tolerance must be > 0');
   const maxDepth = options.maxDepth ?? 16;
   const maxVertices = options.maxVertices ?? 2_000_000;

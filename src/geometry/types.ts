@@ -17,6 +17,4 @@ export type BBox = [number, number, number, number];
  * - `area`: a polygon, multipolygon or geodesic circle, split at the antimeridian so that every
  *   longitude lies in [-180, 180]; `areaM2` is its area on the WGS84 ellipsoid.
  */
-export type Aoi =
-  | { kind: 'point'; lon: number; lat: number }
-  | { kind: 'area'; polygons: MultiPolygonCoords; areaM2: number; source: 'polygon' | 'circle' };
+export type Aoi = { kind: 'point'; lon: number; lat: number } | { kind: 'area'; polygons: MultiPolygonCoords; areaM2: number; source: 'polygon' | 'circle' };

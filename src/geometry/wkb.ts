@@ -8,10 +8,7 @@ import type { BBox, MultiPolygonCoords, Position } from './types.ts';
 import { signedRingAreaXYM2 } from './geodesic.ts';
 
 /** A feature reduced to what the rules need. */
-export type Shape =
-  | { kind: 'polygon'; polygons: MultiPolygonCoords }
-  | { kind: 'point'; points: Position[] }
-  | { kind: 'line'; lines: Position[][] };
+export type Shape = { kind: 'polygon'; polygons: MultiPolygonCoords } | { kind: 'point'; points: Position[] } | { kind: 'line'; lines: Position[][] };
 
 export type ShapeKind = Shape['kind'];
 

@@ -39,7 +39,9 @@ export const metricsPlugin = fp<{ runner: FoldRunner }>(async (app: FastifyInsta
         for (const [l, v] of read()) this.inc(l, v);
       },
     });
-  fromMap('zonal_upstream_requests_total', 'Reads from sources, by scheme (cache hits are not reads).', ['scheme'], () => [...tally.upstreamRequests].map(([k, v]) => [{ scheme: k }, v]));
+  fromMap('zonal_upstream_requests_total', 'Reads from sources, by scheme (cache hits are not reads).', ['scheme'], () =>
+    [...tally.upstreamRequests].map(([k, v]) => [{ scheme: k }, v]),
+  );
   fromMap('zonal_upstream_bytes_total', 'Bytes read from sources, by scheme.', ['scheme'], () => [...tally.upstreamBytes].map(([k, v]) => [{ scheme: k }, v]));
   fromMap('zonal_upstream_errors_total', 'Failed reads from sources, by scheme and reason.', ['scheme', 'reason'], () =>
     [...tally.upstreamErrors].map(([k, v]) => {
@@ -73,7 +75,7 @@ export const metricsPlugin = fp<{ runner: FoldRunner }>(async (app: FastifyInsta
   });
   new Gauge({
     name: 'zonal_worker_utilization',
-    help: 'Share of the worker threads\' time spent running tasks since start (0..1).',
+    help: "Share of the worker threads' time spent running tasks since start (0..1).",
     registers: [registry],
     collect() {
       this.set(opts.runner.utilization);
@@ -90,16 +92,31 @@ export const metricsPlugin = fp<{ runner: FoldRunner }>(async (app: FastifyInsta
       this.set({ backend }, 1);
     },
   });
-  fromMap('zonal_fold_phase_seconds_total', 'Raster fold tasks: seconds per phase, summed over tasks (inflate, samples, coverage, fold, worker: in the worker threads; fetch, run: on the main thread).', ['phase'], () =>
-    [...tally.fold.phases].map(([k, v]) => [{ phase: k }, v / 1000]),
+  fromMap(
+    'zonal_fold_phase_seconds_total',
+    'Raster fold tasks: seconds per phase, summed over tasks (inflate, samples, coverage, fold, worker: in the worker threads; fetch, run: on the main thread).',
+    ['phase'],
+    () => [...tally.fold.phases].map(([k, v]) => [{ phase: k }, v / 1000]),
   );
   for (const [name, help, read] of [
     ['zonal_fold_tasks_total', 'Raster fold tasks run by the workers.', () => tally.fold.tasks],
     ['zonal_fold_planes_total', 'Block planes decoded by raster fold tasks.', () => tally.fold.planes],
-    ['zonal_fold_decompressed_bytes_total', 'Bytes the codecs produced for raster fold tasks (a decode that stops after the last row needed makes fewer).', () => tally.fold.bytes],
-    ['zonal_fold_whole_bytes_total', 'Bytes of the whole block planes raster fold tasks decoded (what whole decodes would have produced).', () => tally.fold.whole],
+    [
+      'zonal_fold_decompressed_bytes_total',
+      'Bytes the codecs produced for raster fold tasks (a decode that stops after the last row needed makes fewer).',
+      () => tally.fold.bytes,
+    ],
+    [
+      'zonal_fold_whole_bytes_total',
+      'Bytes of the whole block planes raster fold tasks decoded (what whole decodes would have produced).',
+      () => tally.fold.whole,
+    ],
     ['zonal_fold_coverages_total', 'Coverages of a zone on a block worked out by raster fold tasks.', () => tally.fold.coverages],
-    ['zonal_fold_coverages_reused_total', 'Coverages of a zone on a block reused from a worker\'s cache (a zone over rasters of one grid).', () => tally.fold.reused],
+    [
+      'zonal_fold_coverages_reused_total',
+      "Coverages of a zone on a block reused from a worker's cache (a zone over rasters of one grid).",
+      () => tally.fold.reused,
+    ],
     ['zonal_pixels_total', 'Pixels in the windows read for zones.', () => tally.pixels],
     ['zonal_features_total', 'Vector features considered for zones.', () => tally.features],
     ['zonal_zones_total', 'Zones answered (a single AOI counts one).', () => tally.zones],

@@ -93,7 +93,10 @@ export const pagePlugin = fp(async (app: FastifyInstance, opts: { config: Config
   const demo: { label: string; kind: string; url: string }[] = [];
   for (const d of DEMO) {
     const url = pathToFileURL(join(opts.demoDir, d.file));
-    const readable = await FileSource.open(url, opts.config.dataRoots).then(() => true, () => false);
+    const readable = await FileSource.open(url, opts.config.dataRoots).then(
+      () => true,
+      () => false,
+    );
     if (readable) demo.push({ label: d.label, kind: d.kind, url: url.href });
   }
   app.get('/ui/config.json', { schema: { hide: true } }, async (_request, reply) => {

@@ -145,7 +145,10 @@ export const problemPlugin = fp(async (app: FastifyInstance) => {
     }
     // A static path that leaves its folder or cannot be a file name (an encoded ../ or \\, a NUL, a name too
     // long): @fastify/send's 403/404, @fastify/static's FST_STATIC_FORBIDDEN_PATH. To the client, no such file.
-    if (error.code === 'FST_STATIC_FORBIDDEN_PATH' || ((error.statusCode === 403 || error.statusCode === 404) && /^(Forbidden|NotFound)Error$/.test(error.name))) {
+    if (
+      error.code === 'FST_STATIC_FORBIDDEN_PATH' ||
+      ((error.statusCode === 403 || error.statusCode === 404) && /^(Forbidden|NotFound)Error$/.test(error.name))
+    ) {
       return sendProblem(reply, 'not_found', FASTIFY_DETAIL.not_found as string);
     }
     if (request.abortSignal?.aborted) {

@@ -24,7 +24,12 @@ export function representationOf(accept: string | undefined): Representation {
     .split(',')
     .map((part, i) => {
       const [type = '', ...params] = part.trim().toLowerCase().split(';');
-      const q = Number(params.map((p) => p.trim()).find((p) => p.startsWith('q='))?.slice(2) ?? '1');
+      const q = Number(
+        params
+          .map((p) => p.trim())
+          .find((p) => p.startsWith('q='))
+          ?.slice(2) ?? '1',
+      );
       return { type: type.trim(), q: Number.isFinite(q) ? q : 0, i };
     })
     .filter((t) => t.q > 0)
@@ -40,7 +45,9 @@ export function representationOf(accept: string | undefined): Representation {
 
 function problemLine(e: unknown): string {
   const z = e instanceof ZonalError ? e : e instanceof SourceError ? toZonalError(e) : null;
-  const error = z ? { status: z.status, code: z.code, detail: z.detail } : { status: 500, code: 'internal_error', detail: 'The request failed while its zones were being answered.' };
+  const error = z
+    ? { status: z.status, code: z.code, detail: z.detail }
+    : { status: 500, code: 'internal_error', detail: 'The request failed while its zones were being answered.' };
   return `${JSON.stringify({ error })}\n`;
 }
 

@@ -58,7 +58,12 @@ export function pixelAreaRows(spec: PixelAreaSpec, window: PixelWindow): PixelAr
   const areaAt = (col: number, row: number): number => {
     toLonLat ??= makeTransformer(spec.proj4, WGS84).forward;
     const ring: Ring = [];
-    const corners: Position[] = [[col, row], [col + 1, row], [col + 1, row + 1], [col, row + 1]];
+    const corners: Position[] = [
+      [col, row],
+      [col + 1, row],
+      [col + 1, row + 1],
+      [col, row + 1],
+    ];
     for (let k = 0; k < 4; k++) {
       const [c0, r0] = corners[k] as Position;
       const [c1, r1] = corners[(k + 1) % 4] as Position;

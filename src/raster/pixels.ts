@@ -32,9 +32,14 @@ export function effectiveNodata(nodata: number | null, dtype: string): number | 
   if (dtype.startsWith('float')) return dtype === 'float32' ? Math.fround(nodata) : nodata;
   if (!Number.isInteger(nodata)) return null;
   const ranges: Record<string, [number, number]> = {
-    uint8: [0, 255], int8: [-128, 127], uint16: [0, 65535], int16: [-32768, 32767],
-    uint32: [0, 4294967295], int32: [-2147483648, 2147483647],
-    uint64: [0, Number.MAX_SAFE_INTEGER], int64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+    uint8: [0, 255],
+    int8: [-128, 127],
+    uint16: [0, 65535],
+    int16: [-32768, 32767],
+    uint32: [0, 4294967295],
+    int32: [-2147483648, 2147483647],
+    uint64: [0, Number.MAX_SAFE_INTEGER],
+    int64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
   };
   const range = ranges[dtype];
   if (range && (nodata < range[0] || nodata > range[1])) return null;

@@ -15,9 +15,7 @@ import { chooseLevel, tilesTouched, toPixelGeometry, windowOf, type TileLayout }
 export type AoiInCrs = { point: [number, number] } | { polygons: MultiPolygonCoords };
 
 /** What an AOI selects on a level. */
-export type Selection =
-  | { kind: 'polygon'; geometry: PixelGeometry; rule: PixelRule }
-  | { kind: 'point'; col: number; row: number };
+export type Selection = { kind: 'polygon'; geometry: PixelGeometry; rule: PixelRule } | { kind: 'point'; col: number; row: number };
 
 /** A level as planning needs it: its grid and its block size. */
 export interface PlanLevel {
@@ -79,7 +77,12 @@ function placeOn(level: PlanLevel, aoi: AoiInCrs, rule: PixelRule): Placed {
     const c = Math.floor(col);
     const r = Math.floor(row);
     const inside = c >= 0 && r >= 0 && c < grid.width && r < grid.height;
-    return { selection: { kind: 'point', col, row }, window: inside ? { col0: c, row0: r, width: 1, height: 1 } : null, geometry: null, pixels: inside ? 1 : 0 };
+    return {
+      selection: { kind: 'point', col, row },
+      window: inside ? { col0: c, row0: r, width: 1, height: 1 } : null,
+      geometry: null,
+      pixels: inside ? 1 : 0,
+    };
   }
   const geometry = toPixelGeometry(grid, aoi.polygons);
   const window = windowOf(geometry, grid);
@@ -103,7 +106,10 @@ function blocksNeeded(level: PlanLevel, placed: Placed): number[] {
   return tilesTouched(geometry, window, layout)
     .filter(({ tx, ty, edge }) => {
       if (!edge || rule !== 'center') return true;
-      const tileWin = intersectWindows({ col0: tx * layout.tileWidth, row0: ty * layout.tileHeight, width: layout.tileWidth, height: layout.tileHeight }, window);
+      const tileWin = intersectWindows(
+        { col0: tx * layout.tileWidth, row0: ty * layout.tileHeight, width: layout.tileWidth, height: layout.tileHeight },
+        window,
+      );
       return tileWin !== null && anyCentreInside(geometry, tileWin);
     })
     .map(({ tx, ty }) => ty * layout.across + tx);
@@ -175,7 +181,8 @@ export function blocksUnder(grid: Grid, win: PixelWindow, other: PlanLevel): num
   const across = Math.ceil(other.grid.width / other.blockWidth);
   const out: number[] = [];
   for (let by = Math.floor(cells.row0 / other.blockHeight); by <= Math.floor((cells.row0 + cells.height - 1) / other.blockHeight); by++) {
-    for (let bx = Math.floor(cells.col0 / other.blockWidth); bx <= Math.floor((cells.col0 + cells.width - 1) / other.blockWidth); bx++) out.push(by * across + bx);
+    for (let bx = Math.floor(cells.col0 / other.blockWidth); bx <= Math.floor((cells.col0 + cells.width - 1) / other.blockWidth); bx++)
+      out.push(by * across + bx);
   }
   return out;
 }

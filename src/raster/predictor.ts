@@ -113,7 +113,14 @@ export function undoHorizontal(buf: ArrayBufferLike, width: number, rows: number
  * Float32 COG) a new buffer written in one pass (each plane's running sum starts from the sum of the
  * planes before it; ~2× faster than summing then interleaving), whose rows outside `span` are zero.
  */
-export function undoFloatingPoint(buf: ArrayBufferLike, width: number, rows: number, spp: number, bits: number, span: BlockSpan = wholeSpan(width, rows)): ArrayBufferLike {
+export function undoFloatingPoint(
+  buf: ArrayBufferLike,
+  width: number,
+  rows: number,
+  spp: number,
+  bits: number,
+  span: BlockSpan = wholeSpan(width, rows),
+): ArrayBufferLike {
   const bps = bits / 8;
   const wc = width * spp;
   const rowBytes = wc * bps;

@@ -51,7 +51,13 @@ export interface RasterReader {
    * validator; without one (a source that cannot tell a change) nothing is cached. Planes that `cached`
    * gives (asked with each plane's key and its block's position in `blocks`) are not read.
    */
-  readBlocks(level: RasterLevel, blocks: readonly number[], bands: readonly number[], signal?: AbortSignal, cached?: (key: string, k: number) => DecodedPlane | undefined): Promise<EncodedBlock[]>;
+  readBlocks(
+    level: RasterLevel,
+    blocks: readonly number[],
+    bands: readonly number[],
+    signal?: AbortSignal,
+    cached?: (key: string, k: number) => DecodedPlane | undefined,
+  ): Promise<EncodedBlock[]>;
 }
 
 /** The data type of a sample ("uint8" … "float64"; packed depths widened), or null when we do not read it. */
@@ -128,7 +134,10 @@ export async function openRaster(source: ByteSource, signal?: AbortSignal): Prom
   if (!base) throw new ZonalError('invalid_source', 'The source is not a readable GeoTIFF.');
   if (!header.geoTransform) {
     if (header.gcpCount > 0) {
-      throw new ZonalError('missing_crs', `The raster is georeferenced by ${header.gcpCount} ground control points, not by a geotransform; warp it to a grid first (gdalwarp).`);
+      throw new ZonalError(
+        'missing_crs',
+        `The raster is georeferenced by ${header.gcpCount} ground control points, not by a geotransform; warp it to a grid first (gdalwarp).`,
+      );
     }
     throw new ZonalError('missing_crs', 'The raster has no georeferencing (no geotransform).');
   }
@@ -181,7 +190,13 @@ export async function openRaster(source: ByteSource, signal?: AbortSignal): Prom
     readBlocks,
   };
 
-  async function readBlocks(level: RasterLevel, blocks: readonly number[], bands: readonly number[], sig?: AbortSignal, cached?: (key: string, k: number) => DecodedPlane | undefined): Promise<EncodedBlock[]> {
+  async function readBlocks(
+    level: RasterLevel,
+    blocks: readonly number[],
+    bands: readonly number[],
+    sig?: AbortSignal,
+    cached?: (key: string, k: number) => DecodedPlane | undefined,
+  ): Promise<EncodedBlock[]> {
     const { ifd, mask } = level;
     const across = Math.ceil(ifd.width / ifd.tileWidth);
     const perBand = across * Math.ceil(ifd.height / ifd.tileHeight);
@@ -189,7 +204,7 @@ export async function openRaster(source: ByteSource, signal?: AbortSignal): Prom
     const prefix = validator === undefined ? null : `${source.url.href}\n${validator}\n${level.index}\n`;
     const planeIndexes = blocks.map((index) => (planar ? bands.map((b) => (b - 1) * perBand + index) : [index]));
     const keys = planeIndexes.map((own) => own.map((i) => (prefix === null ? null : prefix + i)));
-    const hits = keys.map((own, k) => own.map((key) => (key === null || cached === undefined ? null : cached(key, k) ?? null)));
+    const hits = keys.map((own, k) => own.map((key) => (key === null || cached === undefined ? null : (cached(key, k) ?? null))));
     // Only the planes the cache does not have are read.
     const toRead = planeIndexes.flatMap((own, k) => own.filter((_, j) => hits[k]?.[j] === null));
     const [planes, masks] = await Promise.all([readTiles(ifd, toRead, sig), mask ? readTiles(mask, blocks, sig) : Promise.resolve(blocks.map(() => null))]);

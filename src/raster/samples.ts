@@ -13,8 +13,7 @@ import type { Decompressed } from './codecs/index.ts';
 import { undoFloatingPoint, undoHorizontal, wholeSpan, type BlockSpan } from './predictor.ts';
 
 export type SampleArray =
-  | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array
-  | Float32Array | Float64Array | BigInt64Array | BigUint64Array;
+  Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array | BigInt64Array | BigUint64Array;
 
 /** Samples of one decoded tile. */
 export interface SampleView {
@@ -66,17 +65,28 @@ function aligned(bytes: Uint8Array): ArrayBufferLike {
 
 function typed(dtype: string, buf: ArrayBufferLike, n: number): SampleView {
   switch (dtype) {
-    case 'uint8': return { array: new Uint8Array(buf, 0, n), isBig: false };
-    case 'int8': return { array: new Int8Array(buf, 0, n), isBig: false };
-    case 'uint16': return { array: new Uint16Array(buf, 0, n), isBig: false };
-    case 'int16': return { array: new Int16Array(buf, 0, n), isBig: false };
-    case 'uint32': return { array: new Uint32Array(buf, 0, n), isBig: false };
-    case 'int32': return { array: new Int32Array(buf, 0, n), isBig: false };
-    case 'float32': return { array: new Float32Array(buf, 0, n), isBig: false };
-    case 'float64': return { array: new Float64Array(buf, 0, n), isBig: false };
-    case 'uint64': return { array: new BigUint64Array(buf, 0, n), isBig: true };
-    case 'int64': return { array: new BigInt64Array(buf, 0, n), isBig: true };
-    default: throw new Error(`unsupported sample type ${dtype}`);
+    case 'uint8':
+      return { array: new Uint8Array(buf, 0, n), isBig: false };
+    case 'int8':
+      return { array: new Int8Array(buf, 0, n), isBig: false };
+    case 'uint16':
+      return { array: new Uint16Array(buf, 0, n), isBig: false };
+    case 'int16':
+      return { array: new Int16Array(buf, 0, n), isBig: false };
+    case 'uint32':
+      return { array: new Uint32Array(buf, 0, n), isBig: false };
+    case 'int32':
+      return { array: new Int32Array(buf, 0, n), isBig: false };
+    case 'float32':
+      return { array: new Float32Array(buf, 0, n), isBig: false };
+    case 'float64':
+      return { array: new Float64Array(buf, 0, n), isBig: false };
+    case 'uint64':
+      return { array: new BigUint64Array(buf, 0, n), isBig: true };
+    case 'int64':
+      return { array: new BigInt64Array(buf, 0, n), isBig: true };
+    default:
+      throw new Error(`unsupported sample type ${dtype}`);
   }
 }
 

@@ -61,9 +61,7 @@ export function tilesTouched(geometry: MultiPolygonCoords, window: PixelWindow, 
     const j = ty - tr0;
     if (i >= 0 && j >= 0 && i < w && j < h) marked[j * w + i] = 1;
   };
-  const inTiles = geometry.map((poly) =>
-    poly.map((ring) => ring.map(([x, y]): Position => [x / layout.tileWidth, y / layout.tileHeight])),
-  );
+  const inTiles = geometry.map((poly) => poly.map((ring) => ring.map(([x, y]): Position => [x / layout.tileWidth, y / layout.tileHeight])));
   for (const poly of inTiles) {
     for (const ring of poly) {
       for (let k = 0; k + 1 < ring.length; k++) walkSegment(ring[k] as Position, ring[k + 1] as Position, mark);

@@ -59,7 +59,10 @@ export const FeatureCollectionAoiSchema = Type.Object(
     type: Type.Literal('FeatureCollection'),
     // Each zone's geometry is checked on its own (a bad zone is reported on that zone, CONTRACT §8).
     features: Type.Array(
-      Type.Object({ type: Type.Literal('Feature'), id: FeatureId, geometry: Type.Unknown(), properties: Properties, bbox: GeoJsonBBox }, { additionalProperties: true }),
+      Type.Object(
+        { type: Type.Literal('Feature'), id: FeatureId, geometry: Type.Unknown(), properties: Properties, bbox: GeoJsonBBox },
+        { additionalProperties: true },
+      ),
       { description: 'One zone per feature, answered in this order.' },
     ),
     bbox: GeoJsonBBox,

@@ -6,7 +6,9 @@ export const InfoRequestSchema = Type.Object(
   {
     url: UrlSchema,
     stac: Type.Optional(Type.Boolean({ description: '`url` is a STAC Item (http or https): without `asset`, what the Item holds; with it, that asset.' })),
-    asset: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'With `stac`: the asset described (read as raster/stac or vector/stac would read it).' })),
+    asset: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 256, description: 'With `stac`: the asset described (read as raster/stac or vector/stac would read it).' }),
+    ),
   },
   {
     additionalProperties: false,
@@ -36,20 +38,33 @@ export const RasterInfoSchema = Type.Object(
     height: Type.Integer(),
     crs: Type.Union([Type.String(), Type.Null()]),
     bands: Type.Array(
-      Type.Object({ band: Type.Integer(), data_type: Type.String(), nodata: Type.Union([Type.Number(), Type.Null()]), scale: Type.Number(), offset: Type.Number() }),
+      Type.Object({
+        band: Type.Integer(),
+        data_type: Type.String(),
+        nodata: Type.Union([Type.Number(), Type.Null()]),
+        scale: Type.Number(),
+        offset: Type.Number(),
+      }),
     ),
     bounds: Bounds,
     footprint: Footprint,
-    levels: Type.Array(Type.Object({ level: Type.Integer(), width: Type.Integer(), height: Type.Integer() }), { description: 'Full resolution (0) and each overview.' }),
+    levels: Type.Array(Type.Object({ level: Type.Integer(), width: Type.Integer(), height: Type.Integer() }), {
+      description: 'Full resolution (0) and each overview.',
+    }),
     preview: Type.Union([
       Type.Object(
         {
           width: Type.Integer(),
           height: Type.Integer(),
-          corners: Type.Tuple([Position, Position, Position, Position], { description: '[lon, lat] of the top-left, top-right, bottom-right, bottom-left corners.' }),
+          corners: Type.Tuple([Position, Position, Position, Position], {
+            description: '[lon, lat] of the top-left, top-right, bottom-right, bottom-left corners.',
+          }),
           min: Type.Union([Type.Number(), Type.Null()]),
           max: Type.Union([Type.Number(), Type.Null()]),
-          values: Type.Array(Type.Union([Type.Number(), Type.Null()]), { description: 'Band 1, scale and offset applied, row-major; null where nodata, masked or NaN. To look at, not to compute with (7 significant digits, nearest sampling).' }),
+          values: Type.Array(Type.Union([Type.Number(), Type.Null()]), {
+            description:
+              'Band 1, scale and offset applied, row-major; null where nodata, masked or NaN. To look at, not to compute with (7 significant digits, nearest sampling).',
+          }),
           level: Type.Integer({ description: 'The overview read (0 = full resolution).' }),
         },
         { description: 'Band 1 of the finest overview of at most 1024 pixels a side, sampled to at most 256 cells a side.' },
@@ -87,7 +102,9 @@ export const StacItemInfoSchema = Type.Object(
         key: Type.String(),
         title: Type.Union([Type.String(), Type.Null()]),
         type: Type.Union([Type.String(), Type.Null()]),
-        kind: Type.Union([Type.Literal('raster'), Type.Literal('vector'), Type.Null()], { description: 'What raster/stac or vector/stac would read it as; null: neither.' }),
+        kind: Type.Union([Type.Literal('raster'), Type.Literal('vector'), Type.Null()], {
+          description: 'What raster/stac or vector/stac would read it as; null: neither.',
+        }),
       }),
     ),
   },

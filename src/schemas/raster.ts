@@ -8,12 +8,22 @@ export const RasterRequestSchema = Type.Object(
     aoi: AoiSchema,
     url: UrlSchema,
     radius: Type.Optional(
-      Type.Number({ minimum: 0, maximum: 20_000_000, description: 'FeatureCollection only: the radius in metres of every Point zone that has none of its own.' }),
+      Type.Number({
+        minimum: 0,
+        maximum: 20_000_000,
+        description: 'FeatureCollection only: the radius in metres of every Point zone that has none of its own.',
+      }),
     ),
-    include_geometry: Type.Optional(Type.Boolean({ description: 'FeatureCollection only: each answered feature carries its input geometry (default false: null).' })),
+    include_geometry: Type.Optional(
+      Type.Boolean({ description: 'FeatureCollection only: each answered feature carries its input geometry (default false: null).' }),
+    ),
     stats: Type.Optional(StatsSchema),
     bands: Type.Optional(
-      Type.Array(Type.Integer({ minimum: 1, maximum: 65535 }), { minItems: 1, maxItems: 256, description: '1-based band numbers; default [1]; duplicates are answered once.' }),
+      Type.Array(Type.Integer({ minimum: 1, maximum: 65535 }), {
+        minItems: 1,
+        maxItems: 256,
+        description: '1-based band numbers; default [1]; duplicates are answered once.',
+      }),
     ),
     pixels: Type.Optional(
       Type.Union([Type.Literal('center'), Type.Literal('all_touched'), Type.Literal('fractional')], {
@@ -33,13 +43,25 @@ export const RasterRequestSchema = Type.Object(
       Type.Object(
         {
           band: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: 'The classification band (1-based) of the same file.' })),
-          asset: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'zones × time only: the classification asset of each Item (band 1), taken by nearest neighbour onto the data grid when its resolution differs (Sentinel-2 SCL at 20 m under 10 m bands).' })),
-          include: Type.Optional(Type.Array(Type.Number(), { minItems: 1, maxItems: 1000, description: 'Keep only pixels of these classes (a nodata class is dropped).' })),
-          exclude: Type.Optional(Type.Array(Type.Number(), { minItems: 1, maxItems: 1000, description: 'Drop pixels of these classes (a nodata class is kept).' })),
+          asset: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 256,
+              description:
+                'zones × time only: the classification asset of each Item (band 1), taken by nearest neighbour onto the data grid when its resolution differs (Sentinel-2 SCL at 20 m under 10 m bands).',
+            }),
+          ),
+          include: Type.Optional(
+            Type.Array(Type.Number(), { minItems: 1, maxItems: 1000, description: 'Keep only pixels of these classes (a nodata class is dropped).' }),
+          ),
+          exclude: Type.Optional(
+            Type.Array(Type.Number(), { minItems: 1, maxItems: 1000, description: 'Drop pixels of these classes (a nodata class is kept).' }),
+          ),
         },
         {
           additionalProperties: false,
-          description: 'Drop pixels by class (raw values of a classification band of the same file, or of an asset) before any statistic; each answer counts what the mask removed in `masked` (summed weights).',
+          description:
+            'Drop pixels by class (raw values of a classification band of the same file, or of an asset) before any statistic; each answer counts what the mask removed in `masked` (summed weights).',
         },
       ),
     ),
@@ -49,19 +71,21 @@ export const RasterRequestSchema = Type.Object(
           bins: Type.Union([Type.Integer({ minimum: 1, maximum: 10_000 }), Type.Array(Type.Number(), { minItems: 2, maxItems: 10_001 })], {
             description: 'A number of equal-width bins, or the bin edges in ascending order.',
           }),
-          range: Type.Optional(Type.Tuple([Type.Number(), Type.Number()], { description: '[low, high] of equal-width bins; default the values\' min and max.' })),
+          range: Type.Optional(
+            Type.Tuple([Type.Number(), Type.Number()], { description: "[low, high] of equal-width bins; default the values' min and max." }),
+          ),
         },
         {
           additionalProperties: false,
           description:
-            'A histogram of each band\'s counted values, as numpy.histogram computes it: bins half-open [a, b) but the last, closed; values outside the edges not counted; counts are summed weights (pixel counts unless `pixels` is fractional). Answered as `histogram: {edges, counts}`.',
+            "A histogram of each band's counted values, as numpy.histogram computes it: bins half-open [a, b) but the last, closed; values outside the edges not counted; counts are summed weights (pixel counts unless `pixels` is fractional). Answered as `histogram: {edges, counts}`.",
         },
       ),
     ),
     categorical: Type.Optional(
       Type.Boolean({
         description:
-          'Treat each band as classes: answer `classes`, per distinct value its `count` (summed weights), `fraction` of the counted pixels and `area_m2` (ground area of its counted pixels, weighted by coverage with fractional pixels), and its `name` when a STAC asset\'s classification:classes gives one. At most 10,000 classes.',
+          "Treat each band as classes: answer `classes`, per distinct value its `count` (summed weights), `fraction` of the counted pixels and `area_m2` (ground area of its counted pixels, weighted by coverage with fractional pixels), and its `name` when a STAC asset's classification:classes gives one. At most 10,000 classes.",
       }),
     ),
     approx_stats: Type.Optional(
@@ -74,7 +98,18 @@ export const RasterRequestSchema = Type.Object(
     examples: [
       {
         url: `${DEMO_URL}elev.cog.tif`,
-        aoi: { type: 'Polygon', coordinates: [[[6.0, 49.6], [6.2, 49.6], [6.2, 49.8], [6.0, 49.8], [6.0, 49.6]]] },
+        aoi: {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [6.0, 49.6],
+              [6.2, 49.6],
+              [6.2, 49.8],
+              [6.0, 49.8],
+              [6.0, 49.6],
+            ],
+          ],
+        },
         stats: ['count', 'min', 'max', 'mean', 'median', 'nodata'],
         bands: [1],
       },
@@ -84,7 +119,23 @@ export const RasterRequestSchema = Type.Object(
           type: 'FeatureCollection',
           features: [
             { type: 'Feature', id: 'site-1', properties: { name: 'north' }, geometry: { type: 'Point', coordinates: [6.1, 49.75] } },
-            { type: 'Feature', id: 'site-2', properties: { name: 'south' }, geometry: { type: 'Polygon', coordinates: [[[6.0, 49.5], [6.1, 49.5], [6.1, 49.6], [6.0, 49.6], [6.0, 49.5]]] } },
+            {
+              type: 'Feature',
+              id: 'site-2',
+              properties: { name: 'south' },
+              geometry: {
+                type: 'Polygon',
+                coordinates: [
+                  [
+                    [6.0, 49.5],
+                    [6.1, 49.5],
+                    [6.1, 49.6],
+                    [6.0, 49.6],
+                    [6.0, 49.5],
+                  ],
+                ],
+              },
+            },
           ],
         },
         radius: 2000,

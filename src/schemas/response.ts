@@ -8,19 +8,14 @@ const ClassesValue = Type.Record(
   { title: 'Classes' },
 );
 
-const StatValue = Type.Union([
-  Type.Number(),
-  Type.Null(),
-  Type.Array(Type.Number()),
-  HistogramValue,
-  Type.Record(Type.String(), Type.Number()),
-  ClassesValue,
-]);
+const StatValue = Type.Union([Type.Number(), Type.Null(), Type.Array(Type.Number()), HistogramValue, Type.Record(Type.String(), Type.Number()), ClassesValue]);
 
 export const BandStatsSchema = Type.Object(
   {
     aoi_area: Type.Number({ description: 'Area of the AOI in m² on the WGS84 ellipsoid; 0 for a bare point.' }),
-    data_area: Type.Number({ description: 'Area in m² covered by valid data: the counted pixels (raster) or the counted features ∩ AOI (vector); 0 for a bare point.' }),
+    data_area: Type.Number({
+      description: 'Area in m² covered by valid data: the counted pixels (raster) or the counted features ∩ AOI (vector); 0 for a bare point.',
+    }),
   },
   { additionalProperties: StatValue, title: 'BandStats' },
 );

@@ -29,7 +29,18 @@ export const VectorStacRequestSchema = Type.Composite([Type.Omit(VectorRequestSc
     {
       url: `${DEMO_STAC_URL}nc-item.json`,
       asset: 'counties',
-      aoi: { type: 'Polygon', coordinates: [[[-80, 35], [-79, 35], [-79, 36], [-80, 36], [-80, 35]]] },
+      aoi: {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [-80, 35],
+            [-79, 35],
+            [-79, 36],
+            [-80, 36],
+            [-80, 35],
+          ],
+        ],
+      },
       columns: ['BIR74'],
       stats: ['count', 'mean', 'sum'],
       weighting_method: 'ratio',
@@ -44,24 +55,49 @@ export const RasterStacSearchRequestSchema = Type.Composite(
     Type.Object({
       stac: Type.Object(
         {
-          url: Type.String({ minLength: 1, maxLength: 4096, description: 'A STAC API (its landing page or its /search) or a static ItemCollection JSON (http or https).' }),
+          url: Type.String({
+            minLength: 1,
+            maxLength: 4096,
+            description: 'A STAC API (its landing page or its /search) or a static ItemCollection JSON (http or https).',
+          }),
           collections: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { minItems: 1, maxItems: 100 })),
-          datetime: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'RFC 3339 instant or interval: 2024-01-01T00:00:00Z, 2024-01-01/2024-12-31, ../2024-06-30.' })),
-          filter: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'A CQL2-JSON filter, passed to the API as is (not for a static ItemCollection).' })),
-          max_items: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'Take at most this many Items (in the order the API sends them; at most ZONAL_MAX_STAC_ITEMS).' })),
+          datetime: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 100,
+              description: 'RFC 3339 instant or interval: 2024-01-01T00:00:00Z, 2024-01-01/2024-12-31, ../2024-06-30.',
+            }),
+          ),
+          filter: Type.Optional(
+            Type.Record(Type.String(), Type.Unknown(), { description: 'A CQL2-JSON filter, passed to the API as is (not for a static ItemCollection).' }),
+          ),
+          max_items: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 100_000,
+              description: 'Take at most this many Items (in the order the API sends them; at most ZONAL_MAX_STAC_ITEMS).',
+            }),
+          ),
         },
         { additionalProperties: false, description: 'Where the Items come from; searched with the bbox of all the zones.' },
       ),
       asset: Type.Optional(
-        Type.String({ minLength: 1, maxLength: 256, description: 'The asset answered in every Item; omit it when `expression` names assets (e.g. (nir - red) / (nir + red)).' }),
+        Type.String({
+          minLength: 1,
+          maxLength: 256,
+          description: 'The asset answered in every Item; omit it when `expression` names assets (e.g. (nir - red) / (nir + red)).',
+        }),
       ),
       time: Type.Optional(
         Type.Object(
           {
             rule: Type.Union([Type.Literal('all'), Type.Literal('asof'), Type.Literal('nearest'), Type.Literal('window')], {
-              description: 'all (default): every Item; asof: the latest Item on or before the zone\'s date; nearest: the closest (a tie goes to the earlier); window: every Item within ± days.',
+              description:
+                "all (default): every Item; asof: the latest Item on or before the zone's date; nearest: the closest (a tie goes to the earlier); window: every Item within ± days.",
             }),
-            date: Type.Optional(Type.String({ minLength: 10, maxLength: 40, description: 'The date of every zone (ISO 8601), unless `property` gives a zone its own.' })),
+            date: Type.Optional(
+              Type.String({ minLength: 10, maxLength: 40, description: 'The date of every zone (ISO 8601), unless `property` gives a zone its own.' }),
+            ),
             property: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'The zone property holding its date (ISO 8601).' })),
             days: Type.Optional(Type.Number({ minimum: 0, maximum: 36_500, description: 'window: the half-width in days.' })),
           },
@@ -79,7 +115,9 @@ export const RasterStacSearchRequestSchema = Type.Composite(
         asset: 'elevation',
         aoi: {
           type: 'FeatureCollection',
-          features: [{ type: 'Feature', id: 'city', properties: { visited: '2024-03-01' }, geometry: { type: 'Point', coordinates: [6.13, 49.61], radius: 2000 } }],
+          features: [
+            { type: 'Feature', id: 'city', properties: { visited: '2024-03-01' }, geometry: { type: 'Point', coordinates: [6.13, 49.61], radius: 2000 } },
+          ],
         },
         time: { rule: 'asof', property: 'visited' },
         stats: ['count', 'mean'],

@@ -7,9 +7,15 @@ export const VectorRequestSchema = Type.Object(
   {
     aoi: AoiSchema,
     radius: Type.Optional(
-      Type.Number({ minimum: 0, maximum: 20_000_000, description: 'FeatureCollection only: the radius in metres of every Point zone that has none of its own.' }),
+      Type.Number({
+        minimum: 0,
+        maximum: 20_000_000,
+        description: 'FeatureCollection only: the radius in metres of every Point zone that has none of its own.',
+      }),
     ),
-    include_geometry: Type.Optional(Type.Boolean({ description: 'FeatureCollection only: each answered feature carries its input geometry (default false: null).' })),
+    include_geometry: Type.Optional(
+      Type.Boolean({ description: 'FeatureCollection only: each answered feature carries its input geometry (default false: null).' }),
+    ),
     url: Type.String({ ...UrlSchema, description: 'http(s)://, s3:// or file:// URL of a GeoParquet file; the path must end in .parquet or .geoparquet.' }),
     columns: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
       minItems: 1,

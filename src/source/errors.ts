@@ -16,10 +16,7 @@ export class SourceRangeError extends SourceError {
   /** `size` is the object's size in bytes when known. */
   constructor(offset: number, length: number, size?: number) {
     const long = size === undefined ? 'The source is shorter than needed' : `The source is ${size} bytes long`;
-    super(
-      'too_large',
-      `${long}: a read of ${length} bytes at offset ${offset} goes past its end; the file may be truncated or corrupt.`,
-    );
+    super('too_large', `${long}: a read of ${length} bytes at offset ${offset} goes past its end; the file may be truncated or corrupt.`);
     this.name = 'SourceRangeError';
   }
 }

@@ -16,7 +16,11 @@ import type { ByteSource } from './source.ts';
 
 /** The last segment of a file URL, decoded, for messages. */
 function nameOf(url: URL): string {
-  const last = url.pathname.split('/').filter((s) => s !== '').pop() ?? '';
+  const last =
+    url.pathname
+      .split('/')
+      .filter((s) => s !== '')
+      .pop() ?? '';
   try {
     return decodeURIComponent(last);
   } catch {

@@ -19,15 +19,7 @@ import https from 'node:https';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
-import {
-  assertReadArgs,
-  errorCode,
-  networkFailure,
-  raceAbort,
-  SourceRangeError,
-  startDeadline,
-  throwIfAborted,
-} from './errors.ts';
+import { assertReadArgs, errorCode, networkFailure, raceAbort, SourceRangeError, startDeadline, throwIfAborted } from './errors.ts';
 import { addressAllowed, checkProtocol } from './policy.ts';
 import { SourceError } from './source.ts';
 import type { ByteSource } from './source.ts';
@@ -57,8 +49,7 @@ export interface HttpSourceOptions {
 const learnt = new Map<string, { size: number; validator: string | undefined; at: number }>();
 const MAX_LEARNT = 4096;
 
-const systemResolve = (hostname: string): Promise<{ address: string; family: number }[]> =>
-  dnsLookup(hostname, { all: true, verbatim: true });
+const systemResolve = (hostname: string): Promise<{ address: string; family: number }[]> => dnsLookup(hostname, { all: true, verbatim: true });
 
 /** Default cap of a 200 full body from a server that ignores Range. */
 export const DEFAULT_MAX_FULL_BODY_BYTES = 8 * 1024 * 1024;
@@ -220,7 +211,10 @@ export class HttpSource implements ByteSource {
     const deadline = startDeadline(this.#opts.timeoutMs, signal);
     try {
       const payload = init.method === 'POST' ? Buffer.from(JSON.stringify(init.body ?? {})) : undefined;
-      const res = payload === undefined ? await this.#follow(null, deadline.signal) : await request(this.url, await this.#pin(this.url, deadline.signal), null, deadline.signal, false, payload);
+      const res =
+        payload === undefined
+          ? await this.#follow(null, deadline.signal)
+          : await request(this.url, await this.#pin(this.url, deadline.signal), null, deadline.signal, false, payload);
       const status = res.statusCode ?? 0;
       if (status < 200 || status > 299) {
         res.destroy();
@@ -395,7 +389,10 @@ export class HttpSource implements ByteSource {
 }
 
 function refused(): SourceError {
-  return new SourceError('forbidden', 'The source URL points to a private, loopback or link-local address, which this service may not fetch (an operator allows such addresses with ZONAL_ALLOW_PRIVATE_NETWORKS).');
+  return new SourceError(
+    'forbidden',
+    'The source URL points to a private, loopback or link-local address, which this service may not fetch (an operator allows such addresses with ZONAL_ALLOW_PRIVATE_NETWORKS).',
+  );
 }
 
 function changed(status: number): SourceError {
@@ -408,12 +405,13 @@ function changed(status: number): SourceError {
  */
 function request(url: URL, pinned: Pinned | undefined, range: string | null, signal: AbortSignal, retried = false, payload?: Buffer): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const lookup: LookupFunction | undefined = pinned === undefined
-      ? undefined
-      : (_host, options, cb) => {
-          if (options.all === true) cb(null, [pinned]);
-          else cb(null, pinned.address, pinned.family);
-        };
+    const lookup: LookupFunction | undefined =
+      pinned === undefined
+        ? undefined
+        : (_host, options, cb) => {
+            if (options.all === true) cb(null, [pinned]);
+            else cb(null, pinned.address, pinned.family);
+          };
     const mod = url.protocol === 'https:' ? https : http;
     const headers: Record<string, string> = { 'accept-encoding': 'identity', 'user-agent': 'zonal-stats-service' };
     if (range !== null) headers['range'] = range;
@@ -474,9 +472,11 @@ function readBody(res: IncomingMessage, expected: number | undefined, cap: numbe
     res.on('data', (chunk: Buffer) => {
       received += chunk.byteLength;
       if (received > cap || (expected !== undefined && received > expected)) {
-        finish(expected !== undefined && received > expected
-          ? new SourceError('upstream_failed', "The source's server sent more bytes than it announced.", res.statusCode)
-          : new SourceError('too_large', 'The answer is larger than allowed.', res.statusCode));
+        finish(
+          expected !== undefined && received > expected
+            ? new SourceError('upstream_failed', "The source's server sent more bytes than it announced.", res.statusCode)
+            : new SourceError('too_large', 'The answer is larger than allowed.', res.statusCode),
+        );
         return;
       }
       if (into !== null) into.set(chunk, received - chunk.byteLength);

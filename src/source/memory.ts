@@ -13,9 +13,7 @@ export class MemorySource implements ByteSource {
 
   /** `url` defaults to `memory://source/<n>`. The bytes are used as they are, not copied. */
   constructor(data: ArrayBuffer | ArrayBufferView, url?: URL | string) {
-    this.#bytes = data instanceof ArrayBuffer
-      ? new Uint8Array(data)
-      : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    this.#bytes = data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
     this.url = new URL(url ?? `memory://source/${instances}`);
   }
 

@@ -110,9 +110,7 @@ export function addressAllowed(ip: string, allowPrivateNetworks: boolean | reado
   if (allowPrivateNetworks === true) return true;
   if (isPublicParsed(parsed)) return true;
   if (allowPrivateNetworks === false) return false;
-  const addr = parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()
-    ? (parsed as ipaddr.IPv6).toIPv4Address()
-    : parsed;
+  const addr = parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address() : parsed;
   return allowPrivateNetworks.some((entry) => {
     const range = parseRange(entry);
     return range !== undefined && range[0].kind() === addr.kind() && addr.match(range);

@@ -107,7 +107,10 @@ async function dispatch(url: URL, config: Config, signal: AbortSignal | undefine
       const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
       // IP literals fail fast; host names are checked at connect time against what DNS answers.
       if (isIP(host) !== 0 && !addressAllowed(host, config.allowPrivateNetworks)) {
-        throw new SourceError('forbidden', 'The source URL points to a private, loopback or link-local address, which this service may not fetch (an operator allows such addresses with ZONAL_ALLOW_PRIVATE_NETWORKS).');
+        throw new SourceError(
+          'forbidden',
+          'The source URL points to a private, loopback or link-local address, which this service may not fetch (an operator allows such addresses with ZONAL_ALLOW_PRIVATE_NETWORKS).',
+        );
       }
       return new HttpSource(url, {
         allowPrivateNetworks: config.allowPrivateNetworks,

@@ -86,7 +86,9 @@ function classify(e: unknown, offset?: number, length?: number, size?: number): 
     return new SourceError('not_found', `The source could not be read (the source answered ${status ?? 403}).`, status);
   }
   if (name === 'InvalidRange' || status === 416) {
-    return offset === undefined ? new SourceError('upstream_failed', 'The S3 server refused the byte range.', status) : new SourceRangeError(offset, length ?? 0, size);
+    return offset === undefined
+      ? new SourceError('upstream_failed', 'The S3 server refused the byte range.', status)
+      : new SourceRangeError(offset, length ?? 0, size);
   }
   if (name === 'PreconditionFailed' || status === 412) return changed(status);
   if (name === 'TimeoutError' || name === 'RequestTimeout') {
@@ -124,10 +126,7 @@ export class S3Source implements ByteSource {
     this.#bucket = parsed.bucket;
     this.#key = parsed.key;
     const env = s3SettingsFromEnv();
-    this.#client = clientFor(
-      { endpoint: opts.endpoint ?? env.endpoint, region: opts.region ?? env.region, credentials: opts.credentials },
-      opts.timeoutMs,
-    );
+    this.#client = clientFor({ endpoint: opts.endpoint ?? env.endpoint, region: opts.region ?? env.region, credentials: opts.credentials }, opts.timeoutMs);
     this.#timeoutMs = opts.timeoutMs;
     this.#maxBytes = opts.maxBytes;
   }
@@ -168,10 +167,9 @@ export class S3Source implements ByteSource {
     const deadline = startDeadline(this.#timeoutMs, signal);
     let body: Readable | undefined;
     try {
-      const out = await this.#client.send(
-        new GetObjectCommand({ Bucket: this.#bucket, Key: this.#key, Range: `bytes=${offset}-${offset + length - 1}` }),
-        { abortSignal: deadline.signal },
-      );
+      const out = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: this.#key, Range: `bytes=${offset}-${offset + length - 1}` }), {
+        abortSignal: deadline.signal,
+      });
       body = out.Body as Readable | undefined;
       const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(out.ContentRange ?? '');
       const total = m === null ? undefined : m[3] === '*' ? undefined : Number(m[3]);

@@ -161,7 +161,12 @@ function classNames(raw: unknown): Map<number, string> | undefined {
   if (!Array.isArray(raw)) return undefined;
   const out = new Map<number, string>();
   for (const c of raw) {
-    if (c && typeof c === 'object' && typeof (c as Record<string, unknown>)['value'] === 'number' && typeof (c as Record<string, unknown>)['name'] === 'string') {
+    if (
+      c &&
+      typeof c === 'object' &&
+      typeof (c as Record<string, unknown>)['value'] === 'number' &&
+      typeof (c as Record<string, unknown>)['name'] === 'string'
+    ) {
       out.set((c as Record<string, unknown>)['value'] as number, (c as Record<string, unknown>)['name'] as string);
     }
   }

@@ -53,7 +53,10 @@ function found(raw: unknown, page: URL): FoundItem {
     throw invalid(`The search returned an Item${typeof o['id'] === 'string' ? ` ("${o['id']}")` : ''} without an id, assets or a datetime.`);
   }
   const b = o['bbox'];
-  const bbox = Array.isArray(b) && b.length >= 4 && b.every((x) => typeof x === 'number') ? ([b[0], b[1], b[b.length / 2], b[b.length / 2 + 1]] as [number, number, number, number]) : null;
+  const bbox =
+    Array.isArray(b) && b.length >= 4 && b.every((x) => typeof x === 'number')
+      ? ([b[0], b[1], b[b.length / 2], b[b.length / 2 + 1]] as [number, number, number, number])
+      : null;
   const self = linkOf(o, 'self')?.['href'];
   let base = page;
   if (typeof self === 'string') {
@@ -96,7 +99,13 @@ function interval(text: string): [number, number] {
  * take; past it (or past max_items when given) the search stops; with no max_items, more Items than the
  * cap is a 422 that says how to narrow the search.
  */
-export async function searchItems(req: SearchRequest, bbox: [number, number, number, number], client: JsonClient, cap: number, signal?: AbortSignal): Promise<FoundItem[]> {
+export async function searchItems(
+  req: SearchRequest,
+  bbox: [number, number, number, number],
+  client: JsonClient,
+  cap: number,
+  signal?: AbortSignal,
+): Promise<FoundItem[]> {
   const limit = Math.min(req.max_items ?? cap, cap);
   const window = req.datetime === undefined ? null : interval(req.datetime);
   const out: FoundItem[] = [];
@@ -114,7 +123,8 @@ export async function searchItems(req: SearchRequest, bbox: [number, number, num
     const doc = (await client.json(searchUrl.href, { method: 'GET' }, signal)) as Record<string, unknown>;
     if (!doc || typeof doc !== 'object') throw invalid('The STAC url answers something that is neither a STAC API nor an ItemCollection.');
     if (doc['type'] === 'FeatureCollection') {
-      if (req.filter !== undefined) throw new ZonalError('validation_failed', 'A static ItemCollection cannot be filtered with CQL2: drop "filter" or search a STAC API.');
+      if (req.filter !== undefined)
+        throw new ZonalError('validation_failed', 'A static ItemCollection cannot be filtered with CQL2: drop "filter" or search a STAC API.');
       // A static collection: filtered here, pages followed by their next links.
       let d: Record<string, unknown> | null = doc;
       let at = searchUrl;
@@ -139,7 +149,8 @@ export async function searchItems(req: SearchRequest, bbox: [number, number, num
       return finish(out, more, req, cap);
     }
     const search = linkOf(doc, 'search');
-    if (!search || typeof search['href'] !== 'string') throw invalid('The STAC url is not a STAC API with item search (no "search" link) nor an ItemCollection.');
+    if (!search || typeof search['href'] !== 'string')
+      throw invalid('The STAC url is not a STAC API with item search (no "search" link) nor an ItemCollection.');
     page = { url: new URL(search['href'] as string, searchUrl), method: search['method'] === 'GET' ? 'GET' : 'POST' };
   }
   const body: Record<string, unknown> = { bbox, limit: Math.min(PAGE, limit) };
@@ -154,7 +165,10 @@ export async function searchItems(req: SearchRequest, bbox: [number, number, num
   const seen = new Set<string>();
   for (let pages = 0; page !== null; pages++) {
     if (pages > 10_000) throw invalid('The STAC API keeps sending next pages.');
-    const doc = (await client.json(page.url.href, page.method === 'POST' ? { method: 'POST', body: page.body } : { method: 'GET' }, signal)) as Record<string, unknown>;
+    const doc = (await client.json(page.url.href, page.method === 'POST' ? { method: 'POST', body: page.body } : { method: 'GET' }, signal)) as Record<
+      string,
+      unknown
+    >;
     if (!doc || typeof doc !== 'object' || !Array.isArray(doc['features'])) throw invalid('The STAC API search did not answer an ItemCollection.');
     for (const raw of doc['features'] as unknown[]) {
       const f = found(raw, page.url);

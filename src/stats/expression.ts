@@ -29,7 +29,8 @@ const FUNCTIONS: Record<string, { arity: [number, number]; fn: (...a: number[]) 
   max: { arity: [2, 16], fn: Math.max },
 };
 
-const WHAT = 'numbers, the input names, + − * / % ** and parentheses, comparisons (< <= > >= == != give 1 or 0), and the functions ' + Object.keys(FUNCTIONS).join(', ');
+const WHAT =
+  'numbers, the input names, + − * / % ** and parentheses, comparisons (< <= > >= == != give 1 or 0), and the functions ' + Object.keys(FUNCTIONS).join(', ');
 
 function problem(detail: string): ZonalError {
   return new ZonalError('validation_failed', detail, { errors: [{ path: '/expression', message: detail }] });
@@ -69,9 +70,13 @@ export function expressionInputs(text: string, allowed: readonly string[]): stri
         const callee = n['callee'] as Node;
         const name = callee.type === 'Identifier' ? (callee['name'] as string) : '';
         const f = FUNCTIONS[name];
-        if (!f) throw problem(`The expression calls "${name || 'something'}", which is not a function here: the functions are ${Object.keys(FUNCTIONS).join(', ')}.`);
+        if (!f)
+          throw problem(`The expression calls "${name || 'something'}", which is not a function here: the functions are ${Object.keys(FUNCTIONS).join(', ')}.`);
         const args = n['arguments'] as Node[];
-        if (args.length < f.arity[0] || args.length > f.arity[1]) throw problem(`${name} takes ${f.arity[0] === f.arity[1] ? f.arity[0] : `${f.arity[0]} to ${f.arity[1]}`} argument${f.arity[1] === 1 ? '' : 's'}, not ${args.length}.`);
+        if (args.length < f.arity[0] || args.length > f.arity[1])
+          throw problem(
+            `${name} takes ${f.arity[0] === f.arity[1] ? f.arity[0] : `${f.arity[0]} to ${f.arity[1]}`} argument${f.arity[1] === 1 ? '' : 's'}, not ${args.length}.`,
+          );
         args.forEach(visit);
         return;
       }
@@ -105,19 +110,32 @@ export function compileExpression(text: string, inputs: readonly string[]): Eval
         const l = build(n['left'] as Node);
         const r = build(n['right'] as Node);
         switch (n['operator']) {
-          case '+': return (x) => l(x) + r(x);
-          case '-': return (x) => l(x) - r(x);
-          case '*': return (x) => l(x) * r(x);
-          case '/': return (x) => l(x) / r(x);
-          case '%': return (x) => l(x) % r(x);
-          case '**': return (x) => l(x) ** r(x);
-          case '<': return (x) => (l(x) < r(x) ? 1 : 0);
-          case '<=': return (x) => (l(x) <= r(x) ? 1 : 0);
-          case '>': return (x) => (l(x) > r(x) ? 1 : 0);
-          case '>=': return (x) => (l(x) >= r(x) ? 1 : 0);
-          case '==': return (x) => (l(x) === r(x) ? 1 : 0);
-          case '!=': return (x) => (l(x) !== r(x) ? 1 : 0);
-          default: throw problem(`The expression uses "${String(n['operator'])}": it may use ${WHAT}.`);
+          case '+':
+            return (x) => l(x) + r(x);
+          case '-':
+            return (x) => l(x) - r(x);
+          case '*':
+            return (x) => l(x) * r(x);
+          case '/':
+            return (x) => l(x) / r(x);
+          case '%':
+            return (x) => l(x) % r(x);
+          case '**':
+            return (x) => l(x) ** r(x);
+          case '<':
+            return (x) => (l(x) < r(x) ? 1 : 0);
+          case '<=':
+            return (x) => (l(x) <= r(x) ? 1 : 0);
+          case '>':
+            return (x) => (l(x) > r(x) ? 1 : 0);
+          case '>=':
+            return (x) => (l(x) >= r(x) ? 1 : 0);
+          case '==':
+            return (x) => (l(x) === r(x) ? 1 : 0);
+          case '!=':
+            return (x) => (l(x) !== r(x) ? 1 : 0);
+          default:
+            throw problem(`The expression uses "${String(n['operator'])}": it may use ${WHAT}.`);
         }
       }
       case 'CallExpression': {
@@ -125,7 +143,11 @@ export function compileExpression(text: string, inputs: readonly string[]): Eval
         if (!f) throw problem('The expression calls a function that band math does not have.');
         const args = (n['arguments'] as Node[]).map(build);
         const fn = f.fn;
-        return args.length === 1 ? (x) => fn((args[0] as Evaluate)(x)) : args.length === 2 ? (x) => fn((args[0] as Evaluate)(x), (args[1] as Evaluate)(x)) : (x) => fn(...args.map((a) => a(x)));
+        return args.length === 1
+          ? (x) => fn((args[0] as Evaluate)(x))
+          : args.length === 2
+            ? (x) => fn((args[0] as Evaluate)(x), (args[1] as Evaluate)(x))
+            : (x) => fn(...args.map((a) => a(x)));
       }
       default:
         throw problem(`The expression has a ${n.type}, which band math does not use.`);

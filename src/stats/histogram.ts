@@ -86,7 +86,11 @@ export function classesOf(acc: StatsAccumulator, areas: ReadonlyMap<number, numb
   let total = 0;
   acc.walkValues((v, w) => {
     if (tallies.length >= MAX_DISTINCT_VALUES) {
-      throw new ZonalError('too_many_unique_values', `Categorical statistics stop at ${MAX_DISTINCT_VALUES.toLocaleString('en-US')} distinct classes and this AOI has more: is the band really a classification?`, { limit: MAX_DISTINCT_VALUES });
+      throw new ZonalError(
+        'too_many_unique_values',
+        `Categorical statistics stop at ${MAX_DISTINCT_VALUES.toLocaleString('en-US')} distinct classes and this AOI has more: is the band really a classification?`,
+        { limit: MAX_DISTINCT_VALUES },
+      );
     }
     tallies.push([v + 0, w]);
     total += w;

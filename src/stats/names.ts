@@ -66,10 +66,7 @@ export function isStatName(name: string): name is StatName {
 /** The names valid for `kind`, as listed in error messages. */
 export function validStatNames(kind: SourceKind): string[] {
   const excluded = NOT_APPLICABLE[kind];
-  return [
-    ...BASE_STAT_NAMES.filter((n) => !excluded.includes(n)),
-    'percentile_<q> (q from 0 to 100)',
-  ];
+  return [...BASE_STAT_NAMES.filter((n) => !excluded.includes(n)), 'percentile_<q> (q from 0 to 100)'];
 }
 
 /**
@@ -111,11 +108,9 @@ export function parseStatNames(names: readonly string[], kind: SourceKind): Stat
   });
   if (unknown.length > 0) {
     const list = unknown.map((u) => `'${u.name}'`).join(', ');
-    throw new ZonalError(
-      'unknown_stat',
-      `Unknown statistic ${list}; valid names are ${validStatNames(kind).join(', ')}.`,
-      { errors: unknown.map(({ path, message }) => ({ path, message })) },
-    );
+    throw new ZonalError('unknown_stat', `Unknown statistic ${list}; valid names are ${validStatNames(kind).join(', ')}.`, {
+      errors: unknown.map(({ path, message }) => ({ path, message })),
+    });
   }
   if (notApplicable.length > 0) {
     const list = notApplicable.map((u) => `'${u.name}'`).join(', ');

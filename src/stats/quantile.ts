@@ -72,12 +72,7 @@ export function weightedTarget(total: number, q: number): number {
  * @param q percentile in [0, 100]
  * @returns null when nothing has positive weight
  */
-export function weightedQuantileSorted(
-  values: ArrayLike<number>,
-  weights: ArrayLike<number>,
-  q: number,
-  n: number = values.length,
-): number | null {
+export function weightedQuantileSorted(values: ArrayLike<number>, weights: ArrayLike<number>, q: number, n: number = values.length): number | null {
   let total = 0;
   for (let i = 0; i < n; i++) {
     const w = weights[i] as number;

@@ -26,7 +26,10 @@ export function resolveColumns(requested: readonly string[], fileColumns: readon
     if (col.numeric && !out.includes(col.name)) out.push(col.name);
   }
   if (out.length === 0) {
-    throw new ZonalError('no_numeric_column', `None of the requested columns is numeric (${requested.join(', ')}); statistics need integer, float or decimal columns.`);
+    throw new ZonalError(
+      'no_numeric_column',
+      `None of the requested columns is numeric (${requested.join(', ')}); statistics need integer, float or decimal columns.`,
+    );
   }
   return out;
 }

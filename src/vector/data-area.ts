@@ -112,7 +112,10 @@ function extentOf(s: PieceSet): [number, number, number, number] {
 }
 
 const overlaps = (b: ArrayLike<number>, o: number, e: readonly number[]): boolean =>
-  (b[o] as number) < (e[2] as number) && (b[o + 2] as number) > (e[0] as number) && (b[o + 1] as number) < (e[3] as number) && (b[o + 3] as number) > (e[1] as number);
+  (b[o] as number) < (e[2] as number) &&
+  (b[o + 2] as number) > (e[0] as number) &&
+  (b[o + 1] as number) < (e[3] as number) &&
+  (b[o + 3] as number) > (e[1] as number);
 
 /**
  * data_area in m² of column `column` (of `columns`) over the pieces of every chunk. Only candidates go

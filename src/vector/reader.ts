@@ -66,7 +66,23 @@ const FOOTER_GUESS = 64 * 1024;
 const FOOTER_CACHE_ENTRIES = 64;
 const footers = new Map<string, FileMetaData>();
 
-const NON_NUMERIC_LOGICAL = new Set(['STRING', 'MAP', 'LIST', 'ENUM', 'DATE', 'INTERVAL', 'NULL', 'JSON', 'BSON', 'UUID', 'TIME', 'TIMESTAMP', 'VARIANT', 'GEOMETRY', 'GEOGRAPHY']);
+const NON_NUMERIC_LOGICAL = new Set([
+  'STRING',
+  'MAP',
+  'LIST',
+  'ENUM',
+  'DATE',
+  'INTERVAL',
+  'NULL',
+  'JSON',
+  'BSON',
+  'UUID',
+  'TIME',
+  'TIMESTAMP',
+  'VARIANT',
+  'GEOMETRY',
+  'GEOGRAPHY',
+]);
 const NUMERIC_CONVERTED = new Set(['UINT_8', 'UINT_16', 'UINT_32', 'UINT_64', 'INT_8', 'INT_16', 'INT_32', 'INT_64', 'DECIMAL']);
 
 /** CONTRACT §5: every integer type (signed and unsigned), float and decimal is numeric. */
@@ -117,7 +133,7 @@ function rowGroupBBox(meta: FileMetaData, group: number, geo: GeoColumn): BBox |
     const chunk = chunks.find((c) => c.meta_data?.path_in_schema.join('.') === `${cov.column}.${field}`);
     const s = chunk?.meta_data?.statistics;
     if (!s) return null;
-    return statNumber(which === 'min' ? s.min_value ?? s.min : s.max_value ?? s.max);
+    return statNumber(which === 'min' ? (s.min_value ?? s.min) : (s.max_value ?? s.max));
   };
   const b: (number | null)[] = [stat(cov.xmin, 'min'), stat(cov.ymin, 'min'), stat(cov.xmax, 'max'), stat(cov.ymax, 'max')];
   if (b.some((v) => v === null || !Number.isFinite(v))) return null;
@@ -159,14 +175,20 @@ export async function openGeoParquet(source: ByteSource, geometryColumn: string 
   const meta: FileMetaData = { ...parsed, schema: parsed.schema.map((e) => ({ ...e })) };
   const top = parquetSchema(meta).children.map((c) => c.element);
   const geoJson = meta.key_value_metadata?.find((kv) => kv.key === 'geo')?.value;
-  const geo = resolveGeoColumn(geoJson, top.map((e) => e.name), geometryColumn);
+  const geo = resolveGeoColumn(
+    geoJson,
+    top.map((e) => e.name),
+    geometryColumn,
+  );
   const geomElement = top.find((e) => e.name === geo.name);
   // A GeoArrow (native) column is a nested list/struct column, converted row by row to WKB below.
   const native = isGeoArrowEncoding(geo.encoding) ? geo.encoding : null;
   if (native && !geomElement?.num_children) {
     throw new ZonalError('invalid_source', `The geometry column "${geo.name}" is declared with the ${native} encoding but is not a nested column.`);
   }
-  const textual = ['STRING', 'JSON', 'ENUM', 'BSON'].includes(geomElement?.logical_type?.type ?? '') || ['UTF8', 'JSON', 'ENUM', 'BSON'].includes(geomElement?.converted_type ?? '');
+  const textual =
+    ['STRING', 'JSON', 'ENUM', 'BSON'].includes(geomElement?.logical_type?.type ?? '') ||
+    ['UTF8', 'JSON', 'ENUM', 'BSON'].includes(geomElement?.converted_type ?? '');
   if (!native && (!geomElement || geomElement.type !== 'BYTE_ARRAY' || geomElement.num_children || textual)) {
     throw new ZonalError('invalid_source', `The geometry column "${geo.name}" does not hold WKB bytes.`);
   }
@@ -182,7 +204,7 @@ export async function openGeoParquet(source: ByteSource, geometryColumn: string 
   });
   // The geometry column is listed too (binary: never numeric), so asking for it is skipped, not refused.
   const columns: ColumnInfo[] = top.map((e) => {
-    const scale = e.logical_type?.type === 'DECIMAL' ? e.logical_type.scale : e.converted_type === 'DECIMAL' ? e.scale ?? 0 : undefined;
+    const scale = e.logical_type?.type === 'DECIMAL' ? e.logical_type.scale : e.converted_type === 'DECIMAL' ? (e.scale ?? 0) : undefined;
     const numeric = e.name !== geo.name && isNumericColumn(e);
     return scale !== undefined ? { name: e.name, numeric, decimalScale: scale } : { name: e.name, numeric };
   });

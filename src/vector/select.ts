@@ -74,7 +74,13 @@ export function indexRows(batch: FeatureBatch): RowIndex {
  * The rows whose box meets `boxes` (all rows, or only `candidates` from a RowIndex), moved to lon/lat.
  * `fileCrs`: the file's proj4 definition when it is projected, null for lon/lat.
  */
-export function selectRows(batch: FeatureBatch, columns: readonly string[], boxes: readonly BBox[], fileCrs: string | null, candidates?: readonly number[]): Selected | null {
+export function selectRows(
+  batch: FeatureBatch,
+  columns: readonly string[],
+  boxes: readonly BBox[],
+  fileCrs: string | null,
+  candidates?: readonly number[],
+): Selected | null {
   const toLonLatFn = fileCrs === null ? null : makeTransformer(fileCrs, WGS84).forward;
   const keep: number[] = [];
   const geoms: Uint8Array[] = [];

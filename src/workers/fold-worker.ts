@@ -1,7 +1,14 @@
 /** Piscina worker entry: decoding, pixel loops, vector clipping and polygon unions run here, off the event loop. */
 import { foldTiles, type FoldTask, type FoldResult } from '../zonal/fold.ts';
 import { geometryEngine } from '../geometry/geos.ts';
-import { tallyChunk, type VectorChunkTask, type VectorChunkResult, type VectorGroupTask, type VectorGroupResult, type VectorGroupZonesTask } from '../vector/tally.ts';
+import {
+  tallyChunk,
+  type VectorChunkTask,
+  type VectorChunkResult,
+  type VectorGroupTask,
+  type VectorGroupResult,
+  type VectorGroupZonesTask,
+} from '../vector/tally.ts';
 import { decodeGroup } from '../vector/reader.ts';
 import { indexRows, selectRows } from '../vector/select.ts';
 import { zstdDecoder } from '../raster/codecs/zstd.ts';
@@ -29,7 +36,15 @@ export async function vectorGroup(task: VectorGroupTask): Promise<VectorGroupRes
   if (chunk === null) return { weighted: null, result: null };
   // Polygon datasets are weighted in intersect mode; points, lines and touch mode are not (CONTRACT §5).
   const weighted = task.weighted ?? (task.aoi.kind === 'area' && chunk.firstKind === 'polygon');
-  const result = await vectorChunk({ aoi: task.aoi, weighted, byArea: task.byArea, names: task.names, bytes: chunk.bytes, offsets: chunk.offsets, values: chunk.values });
+  const result = await vectorChunk({
+    aoi: task.aoi,
+    weighted,
+    byArea: task.byArea,
+    names: task.names,
+    bytes: chunk.bytes,
+    offsets: chunk.offsets,
+    values: chunk.values,
+  });
   return { weighted, result };
 }
 
@@ -47,7 +62,15 @@ export async function vectorGroupZones(task: VectorGroupZonesTask): Promise<Vect
       continue;
     }
     const weighted = zone.aoi.kind === 'area' && chunk.firstKind === 'polygon';
-    const result = await vectorChunk({ aoi: zone.aoi, weighted, byArea: task.byArea, names: task.names, bytes: chunk.bytes, offsets: chunk.offsets, values: chunk.values });
+    const result = await vectorChunk({
+      aoi: zone.aoi,
+      weighted,
+      byArea: task.byArea,
+      names: task.names,
+      bytes: chunk.bytes,
+      offsets: chunk.offsets,
+      values: chunk.values,
+    });
     out.push({ weighted, result });
   }
   return out;

@@ -115,17 +115,35 @@ export function createFoldRunner(workers: number): FoldRunner {
     }
   };
   return {
-    run: (task, signal) => send<FoldResult>(undefined, task, blockBuffers(task.blocks, ...(task.extras ?? []).map((e) => e.blocks), task.classes?.blocks ?? []), signal),
-    vectorGroup: (task, signal) => send<VectorGroupResult>('vectorGroup', task, task.group.ranges.map((r) => r.bytes), signal),
-    vectorGroupZones: (task, signal) => send<VectorGroupResult[]>('vectorGroupZones', task, task.group.ranges.map((r) => r.bytes), signal),
+    run: (task, signal) =>
+      send<FoldResult>(undefined, task, blockBuffers(task.blocks, ...(task.extras ?? []).map((e) => e.blocks), task.classes?.blocks ?? []), signal),
+    vectorGroup: (task, signal) =>
+      send<VectorGroupResult>(
+        'vectorGroup',
+        task,
+        task.group.ranges.map((r) => r.bytes),
+        signal,
+      ),
+    vectorGroupZones: (task, signal) =>
+      send<VectorGroupResult[]>(
+        'vectorGroupZones',
+        task,
+        task.group.ranges.map((r) => r.bytes),
+        signal,
+      ),
     preview: (task, signal) => send<PreviewGrid>('preview', task, blockBuffers(task.blocks), signal),
     overlapGroups: (boxes, signal) => send<number[][]>('overlapGroups', boxes, [boxes.buffer as ArrayBuffer], signal),
     async unionAreas(jobs, signal) {
       pending++;
       try {
         // One batch per worker, dealt by size, so the unions run side by side.
-        const batches: { jobs: UnionJob[]; at: number[]; size: number }[] = Array.from({ length: Math.min(workers, jobs.length) }, () => ({ jobs: [], at: [], size: 0 }));
-        jobs.map((j, k) => ({ j, k, size: j.pieces.reduce((n, p) => n + p.length, 0) }))
+        const batches: { jobs: UnionJob[]; at: number[]; size: number }[] = Array.from({ length: Math.min(workers, jobs.length) }, () => ({
+          jobs: [],
+          at: [],
+          size: 0,
+        }));
+        jobs
+          .map((j, k) => ({ j, k, size: j.pieces.reduce((n, p) => n + p.length, 0) }))
           .sort((a, b) => b.size - a.size)
           .forEach(({ j, k, size }) => {
             const b = batches.reduce((m, x) => (x.size < m.size ? x : m));
@@ -134,10 +152,12 @@ export function createFoldRunner(workers: number): FoldRunner {
             b.size += size;
           });
         const out = new Array<number>(jobs.length).fill(0);
-        await Promise.all(batches.map(async (b) => {
-          const areas = (await pool.run(b.jobs, { name: 'unionAreas', ...(signal ? { signal } : {}) })) as number[];
-          areas.forEach((a, i) => (out[b.at[i] as number] = a));
-        }));
+        await Promise.all(
+          batches.map(async (b) => {
+            const areas = (await pool.run(b.jobs, { name: 'unionAreas', ...(signal ? { signal } : {}) })) as number[];
+            areas.forEach((a, i) => (out[b.at[i] as number] = a));
+          }),
+        );
         return out;
       } finally {
         pending--;

@@ -4,7 +4,17 @@
  * partial accumulator per zone and block (exactextract's mergeable partials). Runs in a worker thread
  * (src/workers/fold-worker.ts) or inline; its input and output are plain cloneable data.
  */
-import { decodeBlock, recycle, sampleAt, spanOf, type DecodedPlane, type BlockFormat, type DecodedBlock, type DecodeTimes, type EncodedBlock } from '../raster/decode.ts';
+import {
+  decodeBlock,
+  recycle,
+  sampleAt,
+  spanOf,
+  type DecodedPlane,
+  type BlockFormat,
+  type DecodedBlock,
+  type DecodeTimes,
+  type EncodedBlock,
+} from '../raster/decode.ts';
 import { intersectWindows, type Grid, type PixelWindow } from '../raster/grid.ts';
 import { blocksUnder, cellUnder } from '../raster/plan.ts';
 import { pixelAreaRows, type PixelAreaSpec } from '../raster/pixel-area.ts';
@@ -231,7 +241,14 @@ function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Cove
  * output is a band's value or the expression over every input band; a pixel invalid in any input (nodata,
  * NaN, the file's mask) or whose expression is not finite (a division by zero) counts as nodata.
  */
-function foldProgram(task: FoldTask, program: FoldProgram, zone: FoldZone, rasters: DecodedBlock[], classAt: ((col: number, row: number) => number) | null, cov: Coverage): BandPartial[] {
+function foldProgram(
+  task: FoldTask,
+  program: FoldProgram,
+  zone: FoldZone,
+  rasters: DecodedBlock[],
+  classAt: ((col: number, row: number) => number) | null,
+  cov: Coverage,
+): BandPartial[] {
   const cw = cov.window;
   const areas = zone.selection.kind === 'point' ? null : pixelAreaRows(task.area, cw);
   const block = rasters[0] as DecodedBlock;
@@ -352,7 +369,12 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
     let block: DecodedBlock | null = null;
     let rasters: DecodedBlock[] = [];
     let classAt: ((col: number, row: number) => number) | null = null;
-    const blockWin: PixelWindow = { col0: encoded.col0, row0: encoded.row0, width: Math.min(tw, levelWidth - encoded.col0), height: Math.min(task.format.codec.tileHeight, levelHeight - encoded.row0) };
+    const blockWin: PixelWindow = {
+      col0: encoded.col0,
+      row0: encoded.row0,
+      width: Math.min(tw, levelWidth - encoded.col0),
+      height: Math.min(task.format.codec.tileHeight, levelHeight - encoded.row0),
+    };
     const need = task.needs?.[k];
     // A block kept for the decoded-tile cache is decoded from its first row, so later requests reuse it.
     const keep = task.keep[k] === true;
@@ -375,7 +397,11 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
         if (cs) classAt = await classLookup(cs, task.area.grid, need ?? block.window, classOf);
       }
       const t1 = now();
-      partials.push({ zone: z, block: k, bands: task.program ? foldProgram(task, task.program, zone, rasters, classAt, cov) : foldZone(task, zone, block, cov) });
+      partials.push({
+        zone: z,
+        block: k,
+        bands: task.program ? foldProgram(task, task.program, zone, rasters, classAt, cov) : foldZone(task, zone, block, cov),
+      });
       times.fold += now() - t1;
     }
     // Every zone of the block is folded: its planes' buffers serve the next blocks.
@@ -391,7 +417,12 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
  * centre (as GDAL's nearest resampling takes it); NaN outside the class raster. The class blocks the data
  * block's pixels fall in are decoded first.
  */
-async function classLookup(cs: ClassSource, grid: Grid, win: PixelWindow, classOf: (index: number) => Promise<DecodedBlock | null>): Promise<(col: number, row: number) => number> {
+async function classLookup(
+  cs: ClassSource,
+  grid: Grid,
+  win: PixelWindow,
+  classOf: (index: number) => Promise<DecodedBlock | null>,
+): Promise<(col: number, row: number) => number> {
   const level = { index: 0, grid: cs.grid, blockWidth: cs.blockWidth, blockHeight: cs.blockHeight };
   const decoded = new Map<number, DecodedBlock | null>();
   await Promise.all(blocksUnder(grid, win, level).map(async (i) => decoded.set(i, await classOf(i))));
@@ -409,7 +440,9 @@ export function mergePartials(
   options: { names: StatName[]; weighted: boolean; bandCount: number; keepValues: boolean },
   partials: readonly BandPartial[][],
 ): { accs: StatsAccumulator[]; dataAreaM2: number[]; classAreas: Map<number, number>[]; masked: number[] } {
-  const accs = Array.from({ length: options.bandCount }, () => createAccumulator({ names: options.names, weighted: options.weighted, keepValues: options.keepValues }));
+  const accs = Array.from({ length: options.bandCount }, () =>
+    createAccumulator({ names: options.names, weighted: options.weighted, keepValues: options.keepValues }),
+  );
   const dataAreaM2 = accs.map(() => 0);
   const classAreas = accs.map(() => new Map<number, number>());
   const masked = accs.map(() => 0);

@@ -99,7 +99,10 @@ export interface VectorInfoAnswer {
  * `stac`, `url` is a STAC Item: without `asset`, what the Item holds; with it, that asset as the raster/stac
  * or vector/stac endpoint would read it (the same media-type rules).
  */
-export async function sourceInfo(req: { url: string; stac?: boolean; asset?: string }, deps: InfoDeps): Promise<RasterInfoAnswer | VectorInfoAnswer | StacItemInfoAnswer> {
+export async function sourceInfo(
+  req: { url: string; stac?: boolean; asset?: string },
+  deps: InfoDeps,
+): Promise<RasterInfoAnswer | VectorInfoAnswer | StacItemInfoAnswer> {
   if (req.stac === true) {
     const { item, base } = await fetchItem(checkItemUrl(req.url), deps.openSource, deps.signal);
     if (req.asset === undefined) return itemInfo(req.url, item, base);
@@ -110,7 +113,10 @@ export async function sourceInfo(req: { url: string; stac?: boolean; asset?: str
     const source = await deps.openSource(href);
     return kind === 'vector' ? vectorInfo(href, source, deps) : rasterInfo(href, source, deps);
   }
-  if (req.asset !== undefined) throw new ZonalError('validation_failed', 'An "asset" is read from a STAC Item: add "stac": true.', { errors: [{ path: '/asset', message: 'needs "stac": true' }] });
+  if (req.asset !== undefined)
+    throw new ZonalError('validation_failed', 'An "asset" is read from a STAC Item: add "stac": true.', {
+      errors: [{ path: '/asset', message: 'needs "stac": true' }],
+    });
   // openSource has checked the URL: it parses.
   const source = await deps.openSource(req.url);
   return hasParquetPath(new URL(req.url)) ? vectorInfo(req.url, source, deps) : rasterInfo(req.url, source, deps);
@@ -137,7 +143,14 @@ function itemInfo(url: string, item: StacItem, base: URL): StacItemInfoAnswer {
   if (bbox !== null) {
     const [w, s, e, n] = bbox;
     const east = e < w ? e + 360 : e;
-    footprint = ring(unwrap([[w, n], [east, n], [east, s], [w, s]]));
+    footprint = ring(
+      unwrap([
+        [w, n],
+        [east, n],
+        [east, s],
+        [w, s],
+      ]),
+    );
   }
   return {
     kind: 'stac_item',
@@ -171,7 +184,10 @@ function ring(points: Position[]): Footprint {
  * the antimeridian; the whole width when it goes around the globe.
  */
 function boundsOf(points: readonly Position[]): [number, number, number, number] {
-  let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
+  let w = Infinity,
+    s = Infinity,
+    e = -Infinity,
+    n = -Infinity;
   for (const [x, y] of points) {
     w = Math.min(w, x);
     e = Math.max(e, x);
@@ -201,7 +217,12 @@ function unwrap(points: Position[]): Position[] {
 function lonLatRing(proj4: string, corner: (u: number, v: number) => Position): Position[] {
   const t = makeTransformer(proj4, WGS84).forward;
   const out: Position[] = [];
-  const edges: [number, number, number, number][] = [[0, 0, 1, 0], [1, 0, 1, 1], [1, 1, 0, 1], [0, 1, 0, 0]];
+  const edges: [number, number, number, number][] = [
+    [0, 0, 1, 0],
+    [1, 0, 1, 1],
+    [1, 1, 0, 1],
+    [0, 1, 0, 0],
+  ];
   for (const [u0, v0, u1, v1] of edges) {
     for (let k = 0; k < EDGE_POINTS; k++) {
       const f = k / EDGE_POINTS;
@@ -209,7 +230,7 @@ function lonLatRing(proj4: string, corner: (u: number, v: number) => Position): 
       if (Number.isFinite(p[0]) && Number.isFinite(p[1])) out.push([p[0], p[1]]);
     }
   }
-  if (out.length < 3) throw new ZonalError('unsupported_raster', 'The source\'s extent cannot be placed on a longitude/latitude map.');
+  if (out.length < 3) throw new ZonalError('unsupported_raster', "The source's extent cannot be placed on a longitude/latitude map.");
   return unwrap(out);
 }
 
@@ -217,7 +238,10 @@ async function rasterInfo(url: string, source: ByteSource, deps: InfoDeps): Prom
   const reader = await openRaster(source, deps.signal);
   const { info } = reader;
   const base = info.levels[0] as RasterLevel;
-  const gridCorner = (g: Grid) => (u: number, v: number): Position => toWorld(g, u * g.width, v * g.height);
+  const gridCorner =
+    (g: Grid) =>
+    (u: number, v: number): Position =>
+      toWorld(g, u * g.width, v * g.height);
   const points = lonLatRing(info.crs.proj4, gridCorner(base.grid));
   const level = [...info.levels]
     .filter((l) => Math.max(l.grid.width, l.grid.height) <= PREVIEW_LEVEL_MAX_SIDE && previewAffordable(l))
@@ -245,7 +269,8 @@ async function rasterInfo(url: string, source: ByteSource, deps: InfoDeps): Prom
     return answer;
   }
   answer.preview = await preview(reader, level, deps.runner, deps.signal);
-  if (answer.preview === null) answer.preview_note = 'The raster\'s corners cannot all be placed on a longitude/latitude map (outside its projection\'s domain): no preview.';
+  if (answer.preview === null)
+    answer.preview_note = "The raster's corners cannot all be placed on a longitude/latitude map (outside its projection's domain): no preview.";
   return answer;
 }
 
@@ -283,7 +308,10 @@ async function preview(reader: RasterReader, level: RasterLevel, runner: InfoDep
   const { scale, offset } = info.scaling[0] ?? { scale: 1, offset: 0 };
   let grid: PreviewGrid;
   try {
-    grid = await runner.preview({ format, blocks: encoded, windows: encoded.map((b) => blockWindow(level, b.index)), step, width, height, nodata: info.nodata, scale, offset }, signal);
+    grid = await runner.preview(
+      { format, blocks: encoded, windows: encoded.map((b) => blockWindow(level, b.index)), step, width, height, nodata: info.nodata, scale, offset },
+      signal,
+    );
   } catch (e) {
     if (signal?.aborted) throw e;
     throw new ZonalError('invalid_source', 'A tile of the raster could not be decoded: the file is corrupt or uses an unsupported encoding.');

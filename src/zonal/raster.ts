@@ -124,7 +124,7 @@ function projectAoi(aoi: Aoi, reader: RasterReader): AoiInCrs {
   if (aoi.kind === 'point') {
     const p = toCrs([aoi.lon, aoi.lat]);
     if (!Number.isFinite(p[0]) || !Number.isFinite(p[1])) return { point: [Number.NaN, Number.NaN] };
-    const shift = crs.isGeographic ? turnsOnto(p[0], p[0], grid)[0] ?? 0 : 0;
+    const shift = crs.isGeographic ? (turnsOnto(p[0], p[0], grid)[0] ?? 0) : 0;
     return { point: [p[0] + shift, p[1]] };
   }
   // Densify so that edges stay true to within 1/100 of a pixel in the raster's CRS.
@@ -133,7 +133,6 @@ function projectAoi(aoi: Aoi, reader: RasterReader): AoiInCrs {
   const polygons = transformPolygons(aoi.polygons, toCrs, tolerance);
   return { polygons: crs.isGeographic ? wrapPolygons(polygons, grid) : polygons };
 }
-
 
 /** What every zone of a request over one raster shares: the reader, the bands, the statistics. */
 export interface RasterContext {
@@ -165,7 +164,8 @@ function parseHistogram(h: RasterRequest['histogram']): HistogramSpec | null {
   const fail = (detail: string): ZonalError => new ZonalError('validation_failed', detail, { errors: [{ path: '/histogram', message: detail }] });
   if (Array.isArray(h.bins)) {
     if (h.range !== undefined) throw fail('Give the histogram either bin edges or a number of bins with a "range", not both.');
-    for (let i = 1; i < h.bins.length; i++) if (!((h.bins[i] as number) > (h.bins[i - 1] as number))) throw fail('The histogram\'s bin edges must increase strictly.');
+    for (let i = 1; i < h.bins.length; i++)
+      if (!((h.bins[i] as number) > (h.bins[i - 1] as number))) throw fail("The histogram's bin edges must increase strictly.");
     return { bins: h.bins };
   }
   if (h.range !== undefined && !(h.range[0] < h.range[1])) throw fail('The histogram\'s "range" must be [low, high] with low below high.');
@@ -205,11 +205,26 @@ export interface RasterSources {
 function sameGrid(a: RasterLevel, b: RasterLevel): boolean {
   const g = a.grid;
   const h = b.grid;
-  return g.x0 === h.x0 && g.y0 === h.y0 && g.dx === h.dx && g.dy === h.dy && g.rx === h.rx && g.ry === h.ry && g.width === h.width && g.height === h.height && a.blockWidth === b.blockWidth && a.blockHeight === b.blockHeight;
+  return (
+    g.x0 === h.x0 &&
+    g.y0 === h.y0 &&
+    g.dx === h.dx &&
+    g.dy === h.dy &&
+    g.rx === h.rx &&
+    g.ry === h.ry &&
+    g.width === h.width &&
+    g.height === h.height &&
+    a.blockWidth === b.blockWidth &&
+    a.blockHeight === b.blockHeight
+  );
 }
 
 /** Opens the rasters of a multi-raster request and checks what band math and nearest classes need. */
-async function openSources(sources: RasterSources, primary: RasterReader, deps: RasterDeps): Promise<{ extras: RasterContext['extras']; classSource: RasterContext['classSource'] }> {
+async function openSources(
+  sources: RasterSources,
+  primary: RasterReader,
+  deps: RasterDeps,
+): Promise<{ extras: RasterContext['extras']; classSource: RasterContext['classSource'] }> {
   const base = primary.info.levels[0] as RasterLevel;
   const name0 = sources.inputs?.[0]?.name ?? 'the data';
   const extras = await Promise.all(
@@ -217,7 +232,10 @@ async function openSources(sources: RasterSources, primary: RasterReader, deps: 
       const reader = await openRaster(await deps.openSource(input.url), deps.signal);
       const level = reader.info.levels[0] as RasterLevel;
       if (reader.info.crs.proj4 !== primary.info.crs.proj4 || !sameGrid(level, base)) {
-        throw new ZonalError('unsupported_asset', `The assets "${name0}" and "${input.name}" are not on the same grid and tiling: band math reads assets of one grid (resample one onto the other first).`);
+        throw new ZonalError(
+          'unsupported_asset',
+          `The assets "${name0}" and "${input.name}" are not on the same grid and tiling: band math reads assets of one grid (resample one onto the other first).`,
+        );
       }
       return { reader, level, bands: bandsFor(reader, [1], input.bandDefaults) };
     }),
@@ -227,7 +245,10 @@ async function openSources(sources: RasterSources, primary: RasterReader, deps: 
     const reader = await openRaster(await deps.openSource(sources.classes.url), deps.signal);
     const level = reader.info.levels[0] as RasterLevel;
     if (reader.info.crs.proj4 !== primary.info.crs.proj4 || level.grid.rx !== 0 || level.grid.ry !== 0 || base.grid.rx !== 0 || base.grid.ry !== 0) {
-      throw new ZonalError('unsupported_asset', `The mask asset "${sources.classes.name}" is not in the CRS of "${name0}" or is rotated: its classes can only be taken onto a grid of the same CRS.`);
+      throw new ZonalError(
+        'unsupported_asset',
+        `The mask asset "${sources.classes.name}" is not in the CRS of "${name0}" or is rotated: its classes can only be taken onto a grid of the same CRS.`,
+      );
     }
     classSource = { reader, level, nodata: (bandsFor(reader, [1], sources.classes.bandDefaults)[0] as FoldBand).nodata };
   }
@@ -237,14 +258,20 @@ async function openSources(sources: RasterSources, primary: RasterReader, deps: 
 /** The request's expression and mask, checked before any byte is read (bands are checked once the file is open). */
 function checkProgram(req: Omit<RasterRequest, 'aoi'>): void {
   if (req.expression !== undefined && req.bands !== undefined) {
-    throw new ZonalError('validation_failed', 'Give either "bands" or an "expression" (which names its bands b1, b2, …), not both.', { errors: [{ path: '/bands', message: 'not with an expression' }] });
+    throw new ZonalError('validation_failed', 'Give either "bands" or an "expression" (which names its bands b1, b2, …), not both.', {
+      errors: [{ path: '/bands', message: 'not with an expression' }],
+    });
   }
   const m = req.mask;
   if (m && m.band === undefined) {
-    throw new ZonalError('validation_failed', 'A mask names its classification "band" (an "asset" is for zones × time requests over STAC Items).', { errors: [{ path: '/mask/band', message: 'required' }] });
+    throw new ZonalError('validation_failed', 'A mask names its classification "band" (an "asset" is for zones × time requests over STAC Items).', {
+      errors: [{ path: '/mask/band', message: 'required' }],
+    });
   }
   if (m && (m.include === undefined) === (m.exclude === undefined)) {
-    throw new ZonalError('validation_failed', 'A mask lists the classes to keep ("include") or to drop ("exclude"): give exactly one of them.', { errors: [{ path: '/mask', message: 'include or exclude' }] });
+    throw new ZonalError('validation_failed', 'A mask lists the classes to keep ("include") or to drop ("exclude"): give exactly one of them.', {
+      errors: [{ path: '/mask', message: 'include or exclude' }],
+    });
   }
 }
 
@@ -279,19 +306,35 @@ export async function openRasterContext(req: Omit<RasterRequest, 'aoi'>, deps: R
           mask: req.mask ? { band: bands.indexOf(maskBand), include: req.mask.include ?? null, exclude: req.mask.exclude ?? null } : null,
         };
   // CONTRACT §5 and issue 5: a bare point always takes its containing pixel, whatever `pixels` says.
-  return contextOf(req, deps, { reader, bands, foldBands: bandsFor(reader, bands, deps.bandDefaults ?? []), names, approx: req.approx_stats === true, program, answered, extras: [], classSource: null });
+  return contextOf(req, deps, {
+    reader,
+    bands,
+    foldBands: bandsFor(reader, bands, deps.bandDefaults ?? []),
+    names,
+    approx: req.approx_stats === true,
+    program,
+    answered,
+    extras: [],
+    classSource: null,
+  });
 }
 
 /** A context from what its opener worked out, the request's own options filled in the same way for both. */
 function contextOf(
   req: Omit<RasterRequest, 'aoi'>,
   deps: RasterDeps,
-  { answered, ...parts }: Pick<RasterContext, 'reader' | 'bands' | 'foldBands' | 'names' | 'approx' | 'program' | 'extras' | 'classSource'> & { answered: readonly number[] },
+  {
+    answered,
+    ...parts
+  }: Pick<RasterContext, 'reader' | 'bands' | 'foldBands' | 'names' | 'approx' | 'program' | 'extras' | 'classSource'> & { answered: readonly number[] },
 ): RasterContext {
   return {
     ...parts,
     // The answer's keys: the expression's, or each band asked (with its STAC class names).
-    outputs: req.expression !== undefined ? [{ key: 'expression', classes: undefined }] : answered.map((b) => ({ key: `band_${b}`, classes: deps.bandDefaults?.[b - 1]?.classes })),
+    outputs:
+      req.expression !== undefined
+        ? [{ key: 'expression', classes: undefined }]
+        : answered.map((b) => ({ key: `band_${b}`, classes: deps.bandDefaults?.[b - 1]?.classes })),
     rule: req.pixels ?? 'center',
     deps,
     formats: new Map(),
@@ -308,25 +351,46 @@ function contextOf(
  */
 async function openMultiContext(req: Omit<RasterRequest, 'aoi'>, deps: RasterDeps, sources: RasterSources): Promise<RasterContext> {
   const names = parseStatNames(req.stats ?? DEFAULT_STATS, 'raster');
-  if (req.approx_stats === true) throw new ZonalError('validation_failed', 'approx_stats is not available for band math over several assets or a mask from another asset: drop it.');
+  if (req.approx_stats === true)
+    throw new ZonalError('validation_failed', 'approx_stats is not available for band math over several assets or a mask from another asset: drop it.');
   const inputs = sources.inputs;
   if (inputs && req.expression === undefined) throw new ZonalError('validation_failed', 'Several assets are read only for an "expression" over them.');
   const url = inputs?.[0]?.url ?? req.url;
   const reader = await openRaster(await deps.openSource(url), deps.signal);
   const { extras, classSource } = await openSources(sources, reader, deps);
   // Band math inputs: the primary's band 1 and each extra's; without inputs, the request's own bands.
-  const own = inputs ? [1] : req.expression !== undefined ? expressionInputs(req.expression, Array.from({ length: reader.info.bandCount }, (_, i) => `b${i + 1}`)).map((n) => Number(n.slice(1))) : uniqueBands(req.bands);
-  if (inputs) expressionInputs(req.expression as string, inputs.map((i) => i.name));
+  const own = inputs
+    ? [1]
+    : req.expression !== undefined
+      ? expressionInputs(
+          req.expression,
+          Array.from({ length: reader.info.bandCount }, (_, i) => `b${i + 1}`),
+        ).map((n) => Number(n.slice(1)))
+      : uniqueBands(req.bands);
+  if (inputs)
+    expressionInputs(
+      req.expression as string,
+      inputs.map((i) => i.name),
+    );
   const missing = own.filter((b) => b > reader.info.bandCount);
-  if (missing.length > 0) throw new ZonalError('unknown_band', `Band ${missing.join(', ')} does not exist: the raster has ${reader.info.bandCount} band${reader.info.bandCount === 1 ? '' : 's'}.`, { band_count: reader.info.bandCount });
+  if (missing.length > 0)
+    throw new ZonalError(
+      'unknown_band',
+      `Band ${missing.join(', ')} does not exist: the raster has ${reader.info.bandCount} band${reader.info.bandCount === 1 ? '' : 's'}.`,
+      { band_count: reader.info.bandCount },
+    );
   const primaryBands = bandsFor(reader, own, inputs?.[0]?.bandDefaults ?? deps.bandDefaults ?? []);
   const foldBands = [...primaryBands, ...extras.flatMap((e) => e.bands)];
   const sourcesOf = [...own.map((_, k) => ({ raster: 0, band: k })), ...extras.map((_, j) => ({ raster: j + 1, band: 0 }))];
   const exprNames = inputs ? inputs.map((i) => i.name) : own.map((b) => `b${b}`);
   if (req.mask && !classSource && (req.mask.band === undefined || !own.includes(req.mask.band))) {
-    throw new ZonalError('validation_failed', 'With band math over several assets, the mask names an "asset".', { errors: [{ path: '/mask', message: 'asset' }] });
+    throw new ZonalError('validation_failed', 'With band math over several assets, the mask names an "asset".', {
+      errors: [{ path: '/mask', message: 'asset' }],
+    });
   }
-  const mask = req.mask ? { band: classSource ? -1 : own.indexOf(req.mask.band as number), include: req.mask.include ?? null, exclude: req.mask.exclude ?? null } : null;
+  const mask = req.mask
+    ? { band: classSource ? -1 : own.indexOf(req.mask.band as number), include: req.mask.include ?? null, exclude: req.mask.exclude ?? null }
+    : null;
   const program: FoldProgram = {
     sources: sourcesOf,
     expression: req.expression === undefined ? null : { text: req.expression, names: exprNames },
@@ -366,7 +430,9 @@ export async function rasterZonalStats(req: RasterRequest, deps: RasterDeps): Pr
     // Count 0 because the AOI misses the raster: say so when [latitude, longitude] would have met it.
     try {
       if (planRasterZone(ctx, swapped(geometry)).plan.window !== null) {
-        deps.onNote('The area of interest misses the raster, but with its two coordinates swapped it would meet it: GeoJSON positions are [longitude, latitude].');
+        deps.onNote(
+          'The area of interest misses the raster, but with its two coordinates swapped it would meet it: GeoJSON positions are [longitude, latitude].',
+        );
       }
     } catch {
       // The swapped geometry is not even valid: nothing to suggest.
@@ -445,7 +511,7 @@ interface Unit {
  */
 export async function* foldZones(ctx: RasterContext, zones: readonly PlannedZone[]): AsyncGenerator<{ statistics: StatsResponse } | { error: unknown }> {
   const keepsValues = needsOf(ctx.names).values || keepsAll(ctx);
-  for (let start = 0; start < zones.length; ) {
+  for (let start = 0; start < zones.length;) {
     let end = start;
     let bytes = 0;
     do bytes += stateBytes(zones[end] as PlannedZone, keepsValues);
@@ -478,7 +544,7 @@ async function* foldPass(ctx: RasterContext, zones: readonly PlannedZone[]): Asy
   // Tasks: runs of units of one level. Small blocks (strips a few rows high) go together up to about
   // MAX_TILES_PER_TASK 512 × 512 tiles' worth of pixels; small requests spread over every worker.
   const tasks: Unit[][] = [];
-  for (let i = 0; i < units.length; ) {
+  for (let i = 0; i < units.length;) {
     const level = levels[(units[i] as Unit).level] as RasterLevel;
     const tilePixels = level.blockWidth * level.blockHeight;
     const maxPerTask = tilePixels < 256 * 256 ? Math.max(MAX_TILES_PER_TASK, Math.floor((MAX_TILES_PER_TASK * 512 * 512) / tilePixels)) : MAX_TILES_PER_TASK;
@@ -501,7 +567,10 @@ async function* foldPass(ctx: RasterContext, zones: readonly PlannedZone[]): Asy
     partials[pos] = [];
     const weighted = weightedOf(z);
     try {
-      const { accs, dataAreaM2, classAreas, masked } = mergePartials({ names: ctx.names, weighted, bandCount: ctx.outputs.length, keepValues: keepsAll(ctx) }, own.map((p) => p.bands));
+      const { accs, dataAreaM2, classAreas, masked } = mergePartials(
+        { names: ctx.names, weighted, bandCount: ctx.outputs.length, keepValues: keepsAll(ctx) },
+        own.map((p) => p.bands),
+      );
       const statistics: StatsResponse = {};
       ctx.outputs.forEach(({ key, classes }, k) => {
         const acc = accs[k] as (typeof accs)[number];
@@ -532,17 +601,24 @@ async function* foldPass(ctx: RasterContext, zones: readonly PlannedZone[]): Asy
       deps.slots?.release();
     }
     const { result, positions } = ran;
-    for (const p of result.partials) (partials[positions[p.zone] as number] as { block: number; bands: FoldPartial['bands'] }[]).push({ block: (run[p.block] as Unit).block, bands: p.bands });
+    for (const p of result.partials)
+      (partials[positions[p.zone] as number] as { block: number; bands: FoldPartial['bands'] }[]).push({ block: (run[p.block] as Unit).block, bands: p.bands });
     for (const unit of run) for (const pos of unit.zones) if (--remaining[pos] === 0) finish(pos);
   });
-  yield* inInputOrder(zones.length, work, TASKS_IN_FLIGHT, {
-    isDone: (pos) => done[pos] !== undefined,
-    take: (pos) => {
-      const outcome = done[pos] as { statistics: StatsResponse } | { error: unknown };
-      done[pos] = undefined;
-      return outcome;
+  yield* inInputOrder(
+    zones.length,
+    work,
+    TASKS_IN_FLIGHT,
+    {
+      isDone: (pos) => done[pos] !== undefined,
+      take: (pos) => {
+        const outcome = done[pos] as { statistics: StatsResponse } | { error: unknown };
+        done[pos] = undefined;
+        return outcome;
+      },
     },
-  }, signal);
+    signal,
+  );
 }
 
 function weightedOf(zone: { plan: ZonePlan; isArea: boolean }): boolean {
@@ -568,7 +644,12 @@ async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], run: U
         const z = zones[pos] as { plan: ZonePlan; isArea: boolean; share?: string };
         local.set(pos, (k = positions.length));
         positions.push(pos);
-        foldZonesOf.push({ selection: z.plan.selection, window: z.plan.window as NonNullable<ZonePlan['window']>, weighted: weightedOf(z), ...(z.share ? { key: z.share } : {}) });
+        foldZonesOf.push({
+          selection: z.plan.selection,
+          window: z.plan.window as NonNullable<ZonePlan['window']>,
+          weighted: weightedOf(z),
+          ...(z.share ? { key: z.share } : {}),
+        });
       }
       return k;
     }),
@@ -576,10 +657,12 @@ async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], run: U
   // Per block, the part of it its zones cover: only that is decoded.
   const needs = run.map((unit) => {
     const bw = blockWindow(level, unit.block);
-    return unit.zones.reduce<PixelWindow | null>((u, pos) => {
-      const w = intersectWindows(bw, (zones[pos] as { plan: ZonePlan }).plan.window as PixelWindow);
-      return w ? unionWindows(u, w) : u;
-    }, null) ?? bw;
+    return (
+      unit.zones.reduce<PixelWindow | null>((u, pos) => {
+        const w = intersectWindows(bw, (zones[pos] as { plan: ZonePlan }).plan.window as PixelWindow);
+        return w ? unionWindows(u, w) : u;
+      }, null) ?? bw
+    );
   });
   // Planes in the process-wide decoded-tile cache are neither read nor decoded again, when they hold the
   // rows and columns this task needs. Only single-zone requests add to it, a block the second time one asks
@@ -612,7 +695,9 @@ async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], run: U
   const [blocks, extras, classBlocks] = await Promise.all([
     reader.readBlocks(level, ids, ctx.bands, deps.signal, cacheBytes > 0 ? fromCache : undefined),
     // Other rasters of the same grid and tiling: the same blocks; a class raster: the blocks under them.
-    Promise.all(ctx.extras.map(async (e) => ({ format: e.reader.blockFormat(e.level, [1]), blocks: await e.reader.readBlocks(e.level, ids, [1], deps.signal) }))),
+    Promise.all(
+      ctx.extras.map(async (e) => ({ format: e.reader.blockFormat(e.level, [1]), blocks: await e.reader.readBlocks(e.level, ids, [1], deps.signal) })),
+    ),
     cs ? cs.reader.readBlocks(cs.level, classIds, [1], deps.signal) : Promise.resolve([]),
   ]);
   const fetchMs = performance.now() - fetchStart;
@@ -673,8 +758,8 @@ function bandsFor(reader: RasterReader, bands: number[], defaults: readonly Band
     const fileScaled = scaling.scale !== 1 || scaling.offset !== 0;
     return {
       nodata: effectiveNodata(info.nodata ?? fallback.nodata ?? null, info.dtype),
-      scale: fileScaled ? scaling.scale : fallback.scale ?? 1,
-      offset: fileScaled ? scaling.offset : fallback.offset ?? 0,
+      scale: fileScaled ? scaling.scale : (fallback.scale ?? 1),
+      offset: fileScaled ? scaling.offset : (fallback.offset ?? 0),
     };
   });
 }

@@ -32,7 +32,7 @@ export function zoneLine(o: ZoneOutcome): ZoneLine {
 export function zoneFeature(o: ZoneOutcome, includeGeometry: boolean): Record<string, unknown> {
   const item = o.item === undefined ? {} : { item_id: o.item?.id ?? null, datetime: o.item?.datetime ?? null };
   const properties = { ...(o.zone.properties ?? {}), ...item, ...(o.error ? { error: o.error } : { statistics: o.statistics }) };
-  return { type: 'Feature', id: o.zone.id, geometry: includeGeometry ? o.zone.geometry ?? null : null, properties };
+  return { type: 'Feature', id: o.zone.id, geometry: includeGeometry ? (o.zone.geometry ?? null) : null, properties };
 }
 
 /** RFC 4180 field: quoted when it holds a comma, quote or line break. */

@@ -63,13 +63,19 @@ export async function* stacSearchOutcomes(req: RasterStacSearchRequest, zones: r
   const { config, signal } = deps;
   const rule = req.time?.rule ?? 'all';
   if (req.asset === undefined && req.expression === undefined) {
-    throw new ZonalError('validation_failed', 'Name the "asset" to answer, or give an "expression" over asset keys such as (nir - red) / (nir + red).', { errors: [{ path: '/asset', message: 'required without an expression' }] });
+    throw new ZonalError('validation_failed', 'Name the "asset" to answer, or give an "expression" over asset keys such as (nir - red) / (nir + red).', {
+      errors: [{ path: '/asset', message: 'required without an expression' }],
+    });
   }
   if (req.mask && (req.mask.asset === undefined) === (req.mask.band === undefined)) {
-    throw new ZonalError('validation_failed', 'A mask names either its classification "asset" or a "band" of the answered asset.', { errors: [{ path: '/mask', message: 'asset or band' }] });
+    throw new ZonalError('validation_failed', 'A mask names either its classification "asset" or a "band" of the answered asset.', {
+      errors: [{ path: '/mask', message: 'asset or band' }],
+    });
   }
   if (rule === 'window' && req.time?.days === undefined) {
-    throw new ZonalError('validation_failed', 'The "window" rule needs "days": the half-width of the window around each zone\'s date.', { errors: [{ path: '/time/days', message: 'required for window' }] });
+    throw new ZonalError('validation_failed', 'The "window" rule needs "days": the half-width of the window around each zone\'s date.', {
+      errors: [{ path: '/time/days', message: 'required for window' }],
+    });
   }
   // Each zone checked as a single AOI, with its lon/lat bbox and its date.
   const planned: Planned[] = zones.map((zone) => {
@@ -83,14 +89,22 @@ export async function* stacSearchOutcomes(req: RasterStacSearchRequest, zones: r
     }
   });
   const boxes = planned.flatMap((p) => (p.bbox ? [p.bbox] : []));
-  const all: [number, number, number, number] = boxes.length === 0 ? [0, 0, 0, 0] : [Math.min(...boxes.map((b) => b[0])), Math.min(...boxes.map((b) => b[1])), Math.max(...boxes.map((b) => b[2])), Math.max(...boxes.map((b) => b[3]))];
+  const all: [number, number, number, number] =
+    boxes.length === 0
+      ? [0, 0, 0, 0]
+      : [Math.min(...boxes.map((b) => b[0])), Math.min(...boxes.map((b) => b[1])), Math.max(...boxes.map((b) => b[2])), Math.max(...boxes.map((b) => b[3]))];
   const items = boxes.length === 0 ? [] : await searchItems(req.stac, all, deps.json, config.maxStacItems, signal);
 
   // Which Items each zone takes (indexes into `items`, ascending time).
   const picks: number[][] = planned.map((p) => {
     if (p.error !== undefined || !p.bbox) return [];
     const meeting = items.flatMap((it, i) => (itemMeets(it.bbox, p.bbox as BBox) ? [i] : []));
-    return pickItems(meeting.map((i) => (items[i] as FoundItem).time), rule, p.date, req.time?.days ?? 0).map((k) => meeting[k] as number);
+    return pickItems(
+      meeting.map((i) => (items[i] as FoundItem).time),
+      rule,
+      p.date,
+      req.time?.days ?? 0,
+    ).map((k) => meeting[k] as number);
   });
   const rows = picks.reduce((n, p) => n + p.length, 0);
   if (rows > config.maxZoneItems) {
@@ -117,11 +131,14 @@ export async function* stacSearchOutcomes(req: RasterStacSearchRequest, zones: r
     try {
       const input = (key: string): RasterInput => {
         const [, asset] = pickAsset(found.item, key);
-        if (!isGeoTiffAsset(asset)) throw new ZonalError('unsupported_asset', `The asset "${key}" of Item "${found.id}" is ${String(asset.type)}, not a GeoTIFF.`);
+        if (!isGeoTiffAsset(asset))
+          throw new ZonalError('unsupported_asset', `The asset "${key}" of Item "${found.id}" is ${String(asset.type)}, not a GeoTIFF.`);
         return { name: key, url: resolveHref(found.base, asset.href as string), bandDefaults: rasterBandsOf(asset) };
       };
       // Band math over assets (no `asset`): the expression's names are the Item's GeoTIFF asset keys.
-      const tiffKeys = Object.entries(found.item.assets).filter(([, a]) => a && typeof a === 'object' && isGeoTiffAsset(a)).map(([k]) => k);
+      const tiffKeys = Object.entries(found.item.assets)
+        .filter(([, a]) => a && typeof a === 'object' && isGeoTiffAsset(a))
+        .map(([k]) => k);
       const inputs = assetKey === undefined ? expressionInputs(req.expression as string, tiffKeys).map(input) : undefined;
       const primary = inputs?.[0] ?? input(assetKey as string);
       const classes = req.mask?.asset !== undefined ? input(req.mask.asset) : undefined;
@@ -129,7 +146,13 @@ export async function* stacSearchOutcomes(req: RasterStacSearchRequest, zones: r
       const geometries = members.map((z) => () => (planned[z] as Planned).geometry as GeometryRequest);
       let k = 0;
       const keys = members.map(String);
-      for await (const a of rasterZonesStats({ ...raster, url: primary.url }, geometries, { ...deps, bandDefaults: primary.bandDefaults, plans, slots }, sources, keys)) {
+      for await (const a of rasterZonesStats(
+        { ...raster, url: primary.url },
+        geometries,
+        { ...deps, bandDefaults: primary.bandDefaults, plans, slots },
+        sources,
+        keys,
+      )) {
         (answers[members[k++] as number] as Map<number, unknown>).set(i, a);
       }
     } catch (e) {
@@ -175,7 +198,14 @@ export async function* stacSearchOutcomes(req: RasterStacSearchRequest, zones: r
     }
     const own = picks[z] as number[];
     if (own.length === 0) {
-      const error = zoneError(new ZonalError('no_items', rule === 'all' ? `No Item of the search covers zone ${p.zone.index}.` : `No Item of the search covers zone ${p.zone.index} under the "${rule}" rule at its date.`));
+      const error = zoneError(
+        new ZonalError(
+          'no_items',
+          rule === 'all'
+            ? `No Item of the search covers zone ${p.zone.index}.`
+            : `No Item of the search covers zone ${p.zone.index} under the "${rule}" rule at its date.`,
+        ),
+      );
       yield { zone: p.zone, item: null, error: error as NonNullable<ReturnType<typeof zoneError>> };
       continue;
     }

@@ -16,7 +16,11 @@ export async function rasterStacStats(req: RasterStacRequest, deps: RasterDeps):
 }
 
 /** Many zones over a raster asset of a STAC Item: the Item is read once, then as the raster endpoint. */
-export async function* rasterStacZonesStats(req: Omit<RasterStacRequest, 'aoi'>, geometries: readonly (() => GeometryRequest)[], deps: RasterDeps): AsyncGenerator<{ statistics: StatsResponse } | { error: unknown }> {
+export async function* rasterStacZonesStats(
+  req: Omit<RasterStacRequest, 'aoi'>,
+  geometries: readonly (() => GeometryRequest)[],
+  deps: RasterDeps,
+): AsyncGenerator<{ statistics: StatsResponse } | { error: unknown }> {
   const { request, deps: assetDeps } = await rasterAsset(req, deps);
   yield* rasterZonesStats(request, geometries, assetDeps);
 }
@@ -26,7 +30,9 @@ async function rasterAsset<T extends Omit<RasterStacRequest, 'aoi'>>(req: T, dep
   const { item, base } = await fetchItem(checkItemUrl(req.url), deps.openSource, deps.signal);
   const [name, asset] = pickAsset(item, req.asset);
   if (!isGeoTiffAsset(asset)) {
-    const tiffs = Object.entries(item.assets).filter(([, a]) => a && typeof a === 'object' && typeof a.type === 'string' && isGeoTiffAsset(a)).map(([k]) => k);
+    const tiffs = Object.entries(item.assets)
+      .filter(([, a]) => a && typeof a === 'object' && typeof a.type === 'string' && isGeoTiffAsset(a))
+      .map(([k]) => k);
     throw new ZonalError(
       'unsupported_asset',
       `The asset "${name}" is ${String(asset.type)}, not a GeoTIFF; the Item's GeoTIFF assets are: ${tiffs.length > 0 ? tiffs.join(', ') : 'none'}.`,
@@ -43,7 +49,11 @@ export async function vectorStacStats(req: VectorStacRequest, deps: VectorDeps):
 }
 
 /** Many zones over a Parquet asset of a STAC Item: the Item is read once, then as the vector endpoint. */
-export async function* vectorStacZonesStats(req: Omit<VectorStacRequest, 'aoi'>, geometries: readonly (() => GeometryRequest)[], deps: VectorDeps): AsyncGenerator<{ statistics: StatsResponse } | { error: unknown }> {
+export async function* vectorStacZonesStats(
+  req: Omit<VectorStacRequest, 'aoi'>,
+  geometries: readonly (() => GeometryRequest)[],
+  deps: VectorDeps,
+): AsyncGenerator<{ statistics: StatsResponse } | { error: unknown }> {
   const { request, deps: assetDeps } = await vectorAsset(req, deps);
   yield* vectorZonesStats(request, geometries, assetDeps);
 }

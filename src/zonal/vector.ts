@@ -166,7 +166,11 @@ async function answerZone(ctx: VectorContext, zone: VectorZone): Promise<StatsRe
  * groups disagree on the weighting (a file mixing polygons with points or lines, where the first row kept
  * decides) is answered again alone, as its own request would be.
  */
-export async function* vectorZonesStats(req: Omit<VectorRequest, 'aoi'>, geometries: readonly (() => GeometryRequest)[], deps: VectorDeps): AsyncGenerator<Answer> {
+export async function* vectorZonesStats(
+  req: Omit<VectorRequest, 'aoi'>,
+  geometries: readonly (() => GeometryRequest)[],
+  deps: VectorDeps,
+): AsyncGenerator<Answer> {
   const ctx = await openVectorContext(req, deps);
   const { signal } = deps;
   const zones: (VectorZone | { error: unknown })[] = [];
@@ -206,7 +210,14 @@ export async function* vectorZonesStats(req: Omit<VectorRequest, 'aoi'>, geometr
     results[pos] = [];
     const decided = own.map((r) => r.result.weighted);
     const weighted = decided[0] ?? false;
-    const answer = decided.every((w) => w === weighted) ? respond(ctx, z.aoi, own.map((r) => r.result.result as VectorChunkResult), weighted) : answerZone(ctx, z);
+    const answer = decided.every((w) => w === weighted)
+      ? respond(
+          ctx,
+          z.aoi,
+          own.map((r) => r.result.result as VectorChunkResult),
+          weighted,
+        )
+      : answerZone(ctx, z);
     done[pos] = answer.then(
       (statistics) => ({ statistics }),
       (error: unknown) => ({ error }),
@@ -220,7 +231,13 @@ export async function* vectorZonesStats(req: Omit<VectorRequest, 'aoi'>, geometr
   const fileCrs = ctx.crs.isGeographic ? null : ctx.crs.proj4;
   const units = order.map(([g, positions]) => async (): Promise<void> => {
     const group = await ctx.reader.fetchGroup(g, ctx.columns);
-    const task: VectorGroupZonesTask = { group, zones: positions.map((pos) => ({ aoi: (zones[pos] as VectorZone).chunkAoi, boxes: (zones[pos] as VectorZone).boxes })), fileCrs, byArea: ctx.byArea, names: ctx.names };
+    const task: VectorGroupZonesTask = {
+      group,
+      zones: positions.map((pos) => ({ aoi: (zones[pos] as VectorZone).chunkAoi, boxes: (zones[pos] as VectorZone).boxes })),
+      fileCrs,
+      byArea: ctx.byArea,
+      names: ctx.names,
+    };
     const out = await deps.runner.vectorGroupZones(task, signal);
     positions.forEach((pos, k) => {
       (results[pos] as { group: number; result: VectorGroupResult }[]).push({ group: g, result: out[k] as VectorGroupResult });
@@ -228,14 +245,21 @@ export async function* vectorZonesStats(req: Omit<VectorRequest, 'aoi'>, geometr
     });
   });
   // A problem of the request (the source, a corrupt row group) ends the request as a single zone's would.
-  for await (const answer of inInputOrder(zones.length, units, IN_FLIGHT, {
-    isDone: (pos) => done[pos] !== undefined,
-    take: (pos) => {
-      const answer = done[pos] as Promise<Answer>;
-      done[pos] = undefined;
-      return answer;
+  for await (const answer of inInputOrder(
+    zones.length,
+    units,
+    IN_FLIGHT,
+    {
+      isDone: (pos) => done[pos] !== undefined,
+      take: (pos) => {
+        const answer = done[pos] as Promise<Answer>;
+        done[pos] = undefined;
+        return answer;
+      },
     },
-  }, signal)) yield await answer;
+    signal,
+  ))
+    yield await answer;
 }
 
 /** The partials of a zone merged into its answer, with data_area from the counted pieces. */

@@ -32,7 +32,17 @@ export interface ZoneOutcome {
 }
 
 /** Codes that belong to one zone; any other error is the request's. */
-const ZONE_CODES = new Set(['invalid_geometry', 'too_many_vertices', 'aoi_too_large', 'too_many_pixels', 'too_many_features', 'too_many_unique_values', 'validation_failed', 'no_items', 'no_date']);
+const ZONE_CODES = new Set([
+  'invalid_geometry',
+  'too_many_vertices',
+  'aoi_too_large',
+  'too_many_pixels',
+  'too_many_features',
+  'too_many_unique_values',
+  'validation_failed',
+  'no_items',
+  'no_date',
+]);
 
 function withRadius(g: GeometryRequest, radius: number | undefined): GeometryRequest {
   return g.type === 'Point' && g.radius === undefined && radius !== undefined ? { ...g, radius } : g;
@@ -53,7 +63,12 @@ export function zonesOf(fc: FeatureCollectionAoi, maxZones: number): Zone[] {
       { limit_zones: maxZones, zones: fc.features.length },
     );
   }
-  return fc.features.map((f, index) => ({ index, id: f.id ?? null, properties: (f.properties as Record<string, unknown> | null | undefined) ?? null, geometry: f.geometry }));
+  return fc.features.map((f, index) => ({
+    index,
+    id: f.id ?? null,
+    properties: (f.properties as Record<string, unknown> | null | undefined) ?? null,
+    geometry: f.geometry,
+  }));
 }
 
 /** One zone's geometry checked as the schema checks a single AOI (ZonalError validation_failed otherwise). */
@@ -61,7 +76,10 @@ export function zoneGeometry(zone: Zone, radius: number | undefined): GeometryRe
   const g = zone.geometry as { type?: unknown } | null;
   const schema = g && typeof g === 'object' && typeof g.type === 'string' ? GEOMETRY_SCHEMAS[g.type as keyof typeof GEOMETRY_SCHEMAS] : undefined;
   if (!schema) {
-    throw new ZonalError('validation_failed', `Zone ${zone.index} has no Point, Polygon or MultiPolygon geometry (GeoJSON, WGS84 longitude/latitude in degrees).`);
+    throw new ZonalError(
+      'validation_failed',
+      `Zone ${zone.index} has no Point, Polygon or MultiPolygon geometry (GeoJSON, WGS84 longitude/latitude in degrees).`,
+    );
   }
   const first = Value.Errors(schema, g).First();
   if (first) throw new ZonalError('validation_failed', `Zone ${zone.index}'s ${String(g?.type)} ${whatToFix(first.path, first.message)}`);
@@ -86,7 +104,10 @@ export function zoneError(e: unknown): ZoneError | null {
 }
 
 /** The outcome of each zone, in order, from an engine that answers many zones at once (zonal/raster.ts). */
-export async function* zoneOutcomes(zones: readonly Zone[], answers: AsyncIterable<{ statistics: StatsResponse } | { error: unknown }>): AsyncGenerator<ZoneOutcome> {
+export async function* zoneOutcomes(
+  zones: readonly Zone[],
+  answers: AsyncIterable<{ statistics: StatsResponse } | { error: unknown }>,
+): AsyncGenerator<ZoneOutcome> {
   let i = 0;
   for await (const answer of answers) {
     const zone = zones[i++] as Zone;

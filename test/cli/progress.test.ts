@@ -31,7 +31,10 @@ describe('progress bar', () => {
   });
 
   it('nothing when the stream is not a terminal, or when turned off', () => {
-    for (const [tty, enabled] of [[false, true], [true, false]] as const) {
+    for (const [tty, enabled] of [
+      [false, true],
+      [true, false],
+    ] as const) {
       const { stream, text } = fakeStream(tty);
       const p = createProgress(3, enabled, stream);
       p.tick();

@@ -36,7 +36,11 @@ function flakyProxy(target: () => string, failures: ('503' | 'drop' | '502')[], 
         res.end(JSON.stringify({ status: Number(mode), code: 'overloaded', detail: 'Busy, try again.' }));
         return;
       }
-      fetch(`${target()}${req.url}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: String(req.headers['accept']) }, body: Buffer.concat(chunks) })
+      fetch(`${target()}${req.url}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: String(req.headers['accept']) },
+        body: Buffer.concat(chunks),
+      })
         .then(async (r) => {
           res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'text/plain' });
           res.end(await r.text());
@@ -59,7 +63,24 @@ describe('zonal --server', () => {
   afterAll(async () => app.close());
 
   it('chunks of 2 zones, 2 requests in flight: the in-process output, indexes renumbered, exit 1 for the bad zone', async () => {
-    const r = await zonal(['raster', ELEV, '--zones', ZONES, '--radius', '1500', '--stats', STATS, '-f', 'ndjson', '--server', base, '--chunk', '2', '--concurrency', '2']);
+    const r = await zonal([
+      'raster',
+      ELEV,
+      '--zones',
+      ZONES,
+      '--radius',
+      '1500',
+      '--stats',
+      STATS,
+      '-f',
+      'ndjson',
+      '--server',
+      base,
+      '--chunk',
+      '2',
+      '--concurrency',
+      '2',
+    ]);
     expect(r.code).toBe(1);
     const lines = ndjson(r.stdout);
     expect(lines).toEqual(ndjson(inProcess));
@@ -70,10 +91,23 @@ describe('zonal --server', () => {
     expect(lines).toEqual(ndjson(await ask(app, 'raster', { url: ELEV_URL, aoi: fc, radius: 1500, stats: STATS.split(',') }, 'application/x-ndjson')));
   });
 
-  it('CSV and GeoJSON outputs as in process; a CSV zones file\'s unreadable geometries keep their reason', async () => {
+  it("CSV and GeoJSON outputs as in process; a CSV zones file's unreadable geometries keep their reason", async () => {
     for (const format of ['csv', 'geojson']) {
       const local = await zonal(['raster', ELEV, '--zones', 'fixtures/cli/elev-zones-geojson.csv', '--id-column', 'site', '-f', format]);
-      const remote = await zonal(['raster', ELEV, '--zones', 'fixtures/cli/elev-zones-geojson.csv', '--id-column', 'site', '-f', format, '--server', base, '--chunk', '3']);
+      const remote = await zonal([
+        'raster',
+        ELEV,
+        '--zones',
+        'fixtures/cli/elev-zones-geojson.csv',
+        '--id-column',
+        'site',
+        '-f',
+        format,
+        '--server',
+        base,
+        '--chunk',
+        '3',
+      ]);
       expect(remote.code, format).toBe(1);
       expect(remote.stdout, format).toBe(local.stdout);
       expect(remote.stdout).toContain('its WKT could not be read (Expected geometry type)');
@@ -87,7 +121,30 @@ describe('zonal --server', () => {
     const flaky = flakyProxy(() => base, ['503', 'drop']);
     const flakyUrl = await listen(flaky.server);
     try {
-      const r = await zonal(['raster', ELEV, '--zones', ZONES, '--radius', '1500', '--stats', STATS, '-f', 'ndjson', '--server', deadUrl, '--server', flakyUrl, '--chunk', '1', '--concurrency', '3', '--retries', '5', '--retry-delay', '10']);
+      const r = await zonal([
+        'raster',
+        ELEV,
+        '--zones',
+        ZONES,
+        '--radius',
+        '1500',
+        '--stats',
+        STATS,
+        '-f',
+        'ndjson',
+        '--server',
+        deadUrl,
+        '--server',
+        flakyUrl,
+        '--chunk',
+        '1',
+        '--concurrency',
+        '3',
+        '--retries',
+        '5',
+        '--retry-delay',
+        '10',
+      ]);
       expect(r.stderr).toMatch(/^zonal: 1 of 7 zones could not be answered/);
       expect(r.code).toBe(1);
       expect(ndjson(r.stdout)).toEqual(ndjson(inProcess));
@@ -98,7 +155,7 @@ describe('zonal --server', () => {
     }
   });
 
-  it('exit 2 when the retries run out, or when the service refuses the request, in the user\'s words', async () => {
+  it("exit 2 when the retries run out, or when the service refuses the request, in the user's words", async () => {
     const busy = flakyProxy(() => base, [], '503');
     const busyUrl = await listen(busy.server);
     try {
@@ -111,13 +168,15 @@ describe('zonal --server', () => {
     }
     const refused = await zonal(['raster', ELEV, '--zones', ZONES, '--bands', '3', '--server', base]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/^zonal: The server http:\/\/127\.0\.0\.1:\d+ refused the request \(422\): Band 3 does not exist: the raster has 1 band\.\n$/);
+    expect(refused.stderr).toMatch(
+      /^zonal: The server http:\/\/127\.0\.0\.1:\d+ refused the request \(422\): Band 3 does not exist: the raster has 1 band\.\n$/,
+    );
     const bad = await zonal(['raster', ELEV, '--zones', ZONES, '--server', 'ftp://example.com']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe('zonal: --server ftp://example.com must be an http or https URL.\n');
   });
 
-  it('vector: nc.parquet\'s counties in chunks of 30 as the in-process run answers them', async () => {
+  it("vector: nc.parquet's counties in chunks of 30 as the in-process run answers them", async () => {
     const args = ['vector', NC, '--zones', NC, '--columns', 'BIR74,SID74', '--stats', 'count,sum', '-f', 'ndjson'];
     const local = await zonal(args);
     const remote = await zonal([...args, '--server', base, '--chunk', '30', '--concurrency', '2']);

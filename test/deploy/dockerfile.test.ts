@@ -8,8 +8,14 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = new URL('../../', import.meta.url);
 const text = readFileSync(new URL('Dockerfile', ROOT), 'utf8');
-const ignore = readFileSync(new URL('.dockerignore', ROOT), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
-const stages = text.split(/^FROM /m).slice(1).map((s) => `FROM ${s}`);
+const ignore = readFileSync(new URL('.dockerignore', ROOT), 'utf8')
+  .split('\n')
+  .map((l) => l.trim())
+  .filter((l) => l && !l.startsWith('#'));
+const stages = text
+  .split(/^FROM /m)
+  .slice(1)
+  .map((s) => `FROM ${s}`);
 const final = stages.at(-1) as string;
 
 describe('Dockerfile', () => {
@@ -29,7 +35,10 @@ describe('Dockerfile', () => {
 
   it('every COPY from the context exists and is not ignored', () => {
     for (const line of text.split('\n').filter((l) => /^COPY (?!--from)/.test(l))) {
-      const sources = line.replace(/^COPY /, '').split(/\s+/).slice(0, -1);
+      const sources = line
+        .replace(/^COPY /, '')
+        .split(/\s+/)
+        .slice(0, -1);
       for (const s of sources) {
         expect(existsSync(new URL(s, ROOT)), s).toBe(true);
         const top = s.replace(/^\.\//, '').split('/')[0] as string;
@@ -45,7 +54,9 @@ describe('Dockerfile', () => {
     expect(build).toMatch(/COPY native \.\/native/);
     expect(final).toMatch(/apt-get install[^\n]*libdeflate0/);
     expect(final).not.toMatch(/libdeflate-dev|g\+\+|node-gyp/);
-    expect(final).toMatch(/COPY --from=build \/app\/native\/inflate\/build\/Release\/zonal_inflate\.node \.\/native\/inflate\/build\/Release\/zonal_inflate\.node/);
+    expect(final).toMatch(
+      /COPY --from=build \/app\/native\/inflate\/build\/Release\/zonal_inflate\.node \.\/native\/inflate\/build\/Release\/zonal_inflate\.node/,
+    );
     // The build output stays out of the context: the image's binding is the one built in the build stage.
     expect(ignore).toContain('native/*/build');
   });

@@ -8,16 +8,26 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p)) ?? (spawnSync('sh', ['-c', 'command -v nginx']).stdout.toString().trim() || null);
+const nginx =
+  ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p)) ?? (spawnSync('sh', ['-c', 'command -v nginx']).stdout.toString().trim() || null);
 if (!nginx) console.warn('deploy smoke test SKIPPED: no nginx on this machine (.ci/run installs it: apt-get install nginx)');
 
 describe('deploy/', () => {
-  it.skipIf(!nginx)('smoke.sh: 3 instances behind nginx, one killed mid-load and restarted, 0 failed', () => {
-    const out = execFileSync('bash', ['deploy/smoke.sh'], { cwd: ROOT, env: { ...process.env, DURATION_S: '9', BASE_PORT: '3141', NGINX_PORT: '8141' }, encoding: 'utf8', timeout: 120_000 });
-    const result = JSON.parse(out.trim().split('\n').pop() as string) as { sent: number; failed: number; p99_ms: number };
-    expect(result.sent).toBeGreaterThan(500);
-    expect(result.failed).toBe(0);
-  }, 150_000);
+  it.skipIf(!nginx)(
+    'smoke.sh: 3 instances behind nginx, one killed mid-load and restarted, 0 failed',
+    () => {
+      const out = execFileSync('bash', ['deploy/smoke.sh'], {
+        cwd: ROOT,
+        env: { ...process.env, DURATION_S: '9', BASE_PORT: '3141', NGINX_PORT: '8141' },
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      const result = JSON.parse(out.trim().split('\n').pop() as string) as { sent: number; failed: number; p99_ms: number };
+      expect(result.sent).toBeGreaterThan(500);
+      expect(result.failed).toBe(0);
+    },
+    150_000,
+  );
 
   it('the Kubernetes manifests probe the service’s health routes and keep replicas through disruptions', () => {
     const read = (f: string) => readFileSync(`${ROOT}deploy/k8s/${f}`, 'utf8');

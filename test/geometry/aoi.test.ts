@@ -7,7 +7,13 @@ import { trueCircleAreaM2 } from './reference.ts';
 
 const LIMITS = { maxVertices: 100_000 };
 const rel = (a: number, b: number) => Math.abs(a - b) / Math.abs(b);
-const box = (x0: number, y0: number, x1: number, y1: number): number[][] => [[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]];
+const box = (x0: number, y0: number, x1: number, y1: number): number[][] => [
+  [x0, y0],
+  [x1, y0],
+  [x1, y1],
+  [x0, y1],
+  [x0, y0],
+];
 
 function area(aoi: Aoi): { polygons: MultiPolygonCoords; areaM2: number } {
   if (aoi.kind !== 'area') throw new Error('expected an area');
@@ -58,7 +64,11 @@ describe('parseAoi: points and circles', () => {
     [{ type: 'Point', coordinates: [Infinity, 0] }, 'The point is not a pair of finite numbers.', '/aoi/coordinates'],
     [{ type: 'Point', coordinates: [0, 0], radius: -1 }, 'The radius must be a finite number of metres, 0 or more.', '/aoi/radius'],
     [{ type: 'Point', coordinates: [0, 0], radius: Number.NaN }, 'The radius must be a finite number of metres, 0 or more.', '/aoi/radius'],
-    [{ type: 'Point', coordinates: [0, 0], radius: 20_000_000 }, `A radius of 20000000 m is too large: a circle's radius must be at most ${MAX_RADIUS_M} m.`, '/aoi/radius'],
+    [
+      { type: 'Point', coordinates: [0, 0], radius: 20_000_000 },
+      `A radius of 20000000 m is too large: a circle's radius must be at most ${MAX_RADIUS_M} m.`,
+      '/aoi/radius',
+    ],
   ] as [AoiInput, string, string][])('rejects %j', (input, detail, path) => {
     const e = rejection(input);
     expect(e.code).toBe('invalid_geometry');
@@ -118,7 +128,11 @@ describe('parseAoi: points and circles', () => {
   });
 
   it('circles containing the south pole, or centred on a pole, too', () => {
-    for (const [lon, lat] of [[120, -89.95], [0, -90], [45, 90]] as const) {
+    for (const [lon, lat] of [
+      [120, -89.95],
+      [0, -90],
+      [45, 90],
+    ] as const) {
       const aoi = area(parseAoi({ type: 'Point', coordinates: [lon, lat], radius: 50_000 }, LIMITS));
       expect(aoi.polygons).toHaveLength(1);
       expectValidShape(aoi.polygons);
@@ -153,7 +167,23 @@ describe('parseAoi: polygons', () => {
 
   it('normalises winding: exterior counter-clockwise, holes clockwise; drops repeated positions', () => {
     const a = area(
-      parseAoi({ type: 'Polygon', coordinates: [[[5, 49], [5, 50], [6, 50], [6, 50], [6, 49], [5, 49]], box(5.2, 49.2, 5.4, 49.4)] }, LIMITS),
+      parseAoi(
+        {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [5, 49],
+              [5, 50],
+              [6, 50],
+              [6, 50],
+              [6, 49],
+              [5, 49],
+            ],
+            box(5.2, 49.2, 5.4, 49.4),
+          ],
+        },
+        LIMITS,
+      ),
     );
     expectValidShape(a.polygons);
     expect(a.polygons[0]?.[0]).toHaveLength(5);
@@ -164,7 +194,10 @@ describe('parseAoi: polygons', () => {
     expect(a.polygons).toHaveLength(2);
     expectValidShape(a.polygons);
     const bboxes = a.polygons.map((p) => [Math.min(...(p[0] as Ring).map((q) => q[0])), Math.max(...(p[0] as Ring).map((q) => q[0]))]);
-    expect(bboxes).toEqual([[179, 180], [-180, -179]]);
+    expect(bboxes).toEqual([
+      [179, 180],
+      [-180, -179],
+    ]);
     const parts = a.polygons.map((p) => ellipsoidalAreaM2([p]));
     const whole = ellipsoidalAreaM2([[box(179, 0, 181, 1) as Ring]]);
     expect(rel((parts[0] as number) + (parts[1] as number), whole)).toBeLessThan(1e-12);
@@ -186,13 +219,33 @@ describe('parseAoi: polygons', () => {
     expect(far.polygons.map((p) => p.length).sort()).toEqual([1, 2]);
     expectValidShape(far.polygons);
     // A U open to the north, cut through both arms' base: two U-halves.
-    const u = [[170, 0], [190, 0], [190, 10], [185, 10], [185, 2], [175, 2], [175, 10], [170, 10], [170, 0]];
+    const u = [
+      [170, 0],
+      [190, 0],
+      [190, 10],
+      [185, 10],
+      [185, 2],
+      [175, 2],
+      [175, 10],
+      [170, 10],
+      [170, 0],
+    ];
     const ua = area(parseAoi({ type: 'Polygon', coordinates: [u] }, LIMITS));
     expect(ua.polygons).toHaveLength(2);
     expectValidShape(ua.polygons);
     expect(rel(ua.areaM2, ellipsoidalAreaM2([[u as Ring]]))).toBeLessThan(1e-12);
     // Cut through both arms of a U open to the east (crossing the line four times): three parts.
-    const c = [[175, 0], [185, 0], [185, 1], [178, 1], [178, 9], [185, 9], [185, 10], [175, 10], [175, 0]];
+    const c = [
+      [175, 0],
+      [185, 0],
+      [185, 1],
+      [178, 1],
+      [178, 9],
+      [185, 9],
+      [185, 10],
+      [175, 10],
+      [175, 0],
+    ];
     const ca = area(parseAoi({ type: 'Polygon', coordinates: [c] }, LIMITS));
     expect(ca.polygons).toHaveLength(3);
     expectValidShape(ca.polygons);
@@ -205,17 +258,51 @@ describe('parseAoi: polygons', () => {
     const longWay = area(parseAoi({ type: 'Polygon', coordinates: [box(-179, 0, 179, 1)] }, LIMITS));
     expect(rel(longWay.areaM2, latLonCellAreaM2(0, 1, 358))).toBeLessThan(1e-12);
     // Its 358° edges come back cut in two, so nothing downstream can read them as a hop across 180.
-    expect(longWay.polygons[0]?.[0]).toEqual([[-179, 0], [0, 0], [179, 0], [179, 1], [0, 1], [-179, 1], [-179, 0]]);
+    expect(longWay.polygons[0]?.[0]).toEqual([
+      [-179, 0],
+      [0, 0],
+      [179, 0],
+      [179, 1],
+      [0, 1],
+      [-179, 1],
+      [-179, 0],
+    ]);
   });
 
   it('accepts a band round the globe and a cap bounded by the pole', () => {
     const band = area(parseAoi({ type: 'Polygon', coordinates: [box(-180, 60, 180, 90)] }, LIMITS));
     expect(rel(band.areaM2, latLonCellAreaM2(60, 90, 360))).toBeLessThan(1e-12);
-    expect(band.polygons[0]?.[0]).toEqual([[-180, 60], [-60, 60], [60, 60], [180, 60], [180, 90], [60, 90], [-60, 90], [-180, 90], [-180, 60]]);
+    expect(band.polygons[0]?.[0]).toEqual([
+      [-180, 60],
+      [-60, 60],
+      [60, 60],
+      [180, 60],
+      [180, 90],
+      [60, 90],
+      [-60, 90],
+      [-180, 90],
+      [-180, 60],
+    ]);
   });
 
   it('accepts holes and polygons that touch at a point or along an edge', () => {
-    expect(() => parseAoi({ type: 'Polygon', coordinates: [box(0, 0, 4, 4), [[0, 0], [1, 2], [2, 1], [0, 0]]] }, LIMITS)).not.toThrow();
+    expect(() =>
+      parseAoi(
+        {
+          type: 'Polygon',
+          coordinates: [
+            box(0, 0, 4, 4),
+            [
+              [0, 0],
+              [1, 2],
+              [2, 1],
+              [0, 0],
+            ],
+          ],
+        },
+        LIMITS,
+      ),
+    ).not.toThrow();
     expect(() => parseAoi({ type: 'Polygon', coordinates: [box(0, 0, 4, 4), box(1, 1, 2, 2), box(2, 2, 3, 3)] }, LIMITS)).not.toThrow();
     const pair = area(parseAoi({ type: 'MultiPolygon', coordinates: [[box(0, 0, 1, 1)], [box(1, 0, 2, 1)]] }, LIMITS));
     expect(rel(pair.areaM2, latLonCellAreaM2(0, 1, 2))).toBeLessThan(1e-12);
@@ -226,25 +313,255 @@ describe('parseAoi: polygons', () => {
 
 describe('parseAoi: invalid polygons (422 with the reason)', () => {
   const cases: [string, AoiInput, string, string][] = [
-    ['a ring with too few positions', { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [0, 0]]] }, 'Ring 0 of the polygon has 3 positions; a ring needs at least 4 (three corners and the closing position).', '/aoi/coordinates/0'],
-    ['an unclosed ring', { type: 'MultiPolygon', coordinates: [[box(0, 0, 1, 1)], [[[2, 0], [3, 0], [3, 1], [2, 1], [2, 0.5]]]] }, 'Ring 0 of polygon 1 is not closed: its last position must repeat its first.', '/aoi/coordinates/1/0/4'],
-    ['a non-finite number', { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [1, Infinity], [0, 0]]] }, 'Position 2 of ring 0 of the polygon is not a pair of finite numbers.', '/aoi/coordinates/0/2'],
-    ['a latitude beyond 90', { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [1, 91], [0, 0]]] }, 'Position 2 of ring 0 of the polygon has latitude 91, outside [-90, 90].', '/aoi/coordinates/0/2'],
-    ['a longitude beyond 360', { type: 'Polygon', coordinates: [[[350, 0], [361, 0], [361, 1], [350, 0]]] }, 'Position 1 of ring 0 of the polygon has longitude 361, outside [-180, 180] (a ring may continue across the antimeridian only up to ±360).', '/aoi/coordinates/0/1'],
-    ['a polygon spanning more than 360°', { type: 'Polygon', coordinates: [box(-190, 0, 175, 1)] }, 'The polygon spans 365° of longitude (from -190 to 175), more than once round the globe.', '/aoi/coordinates'],
-    ['a zero-area ring', { type: 'Polygon', coordinates: [[[0, 0], [1, 1], [2, 2], [0, 0]]] }, 'Ring 0 of the polygon has zero area: its positions all lie on one line.', '/aoi/coordinates/0'],
-    ['a ring of one repeated position', { type: 'Polygon', coordinates: [[[3, 3], [3, 3], [3, 3], [3, 3]]] }, 'Ring 0 of the polygon has zero area: its positions all lie on one line.', '/aoi/coordinates/0'],
-    ['a ring crossing itself (bow tie)', { type: 'Polygon', coordinates: [[[0, 0], [1, 1], [1, 0], [0, 1], [0, 0]]] }, 'Ring 0 of the polygon crosses itself near (0.5, 0.5).', '/aoi/coordinates/0'],
-    ['a ring touching itself', { type: 'Polygon', coordinates: [[[0, 0], [2, 0], [1, 1], [2, 2], [0, 2], [1, 1], [0, 0]]] }, 'Ring 0 of the polygon touches itself near (1, 1).', '/aoi/coordinates/0'],
-    ['a hole crossing its exterior ring', { type: 'Polygon', coordinates: [box(0, 0, 1, 1), [[0.5, 0.5], [1.5, 0.5], [1.5, 0.8], [0.5, 0.5]]] }, 'Ring 1 of the polygon crosses ring 0 near (1, 0.5).', '/aoi/coordinates/1'],
-    ['a hole outside its exterior ring', { type: 'Polygon', coordinates: [box(0, 0, 1, 1), [[2, 2], [3, 2], [3, 3], [2, 2]]] }, 'Ring 1 of the polygon (a hole) is not inside the exterior ring.', '/aoi/coordinates/1'],
-    ['a hole in the bay of a concave exterior', { type: 'Polygon', coordinates: [[[0, 0], [3, 0], [3, 3], [2, 3], [2, 1], [1, 1], [1, 3], [0, 3], [0, 0]], box(1.2, 2, 1.8, 2.5)] }, 'Ring 1 of the polygon (a hole) is not inside the exterior ring.', '/aoi/coordinates/1'],
-    ['a hole around its exterior ring', { type: 'Polygon', coordinates: [box(1, 1, 2, 2), box(0, 0, 3, 3)] }, 'Ring 1 of the polygon (a hole) is not inside the exterior ring.', '/aoi/coordinates/1'],
-    ['a hole inside another', { type: 'Polygon', coordinates: [box(0, 0, 10, 10), box(1, 1, 5, 5), box(2, 2, 3, 3)] }, 'Rings 1 and 2 of the polygon (both holes) overlap.', '/aoi/coordinates/2'],
-    ['two holes crossing', { type: 'Polygon', coordinates: [box(0, 0, 10, 10), box(1, 1, 5, 5), box(4, 4, 6, 6)] }, 'Ring 2 of the polygon crosses ring 1 near (5, 4).', '/aoi/coordinates/2'],
-    ['polygons crossing each other', { type: 'MultiPolygon', coordinates: [[box(0, 0, 2, 2)], [box(1, 1, 3, 3)]] }, 'Polygons 0 and 1 cross each other near (2, 1).', '/aoi/coordinates/1'],
-    ['a polygon inside another', { type: 'MultiPolygon', coordinates: [[box(0, 0, 10, 10)], [box(2, 2, 3, 3)]] }, 'Polygons 0 and 1 overlap.', '/aoi/coordinates/1'],
-    ['polygons overlapping once the antimeridian is applied', { type: 'MultiPolygon', coordinates: [[box(170, 0, 190, 10)], [box(-175, 2, -172, 3)]] }, 'Polygons 0 and 1 overlap.', '/aoi/coordinates/1'],
+    [
+      'a ring with too few positions',
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [0, 0],
+            [1, 0],
+            [0, 0],
+          ],
+        ],
+      },
+      'Ring 0 of the polygon has 3 positions; a ring needs at least 4 (three corners and the closing position).',
+      '/aoi/coordinates/0',
+    ],
+    [
+      'an unclosed ring',
+      {
+        type: 'MultiPolygon',
+        coordinates: [
+          [box(0, 0, 1, 1)],
+          [
+            [
+              [2, 0],
+              [3, 0],
+              [3, 1],
+              [2, 1],
+              [2, 0.5],
+            ],
+          ],
+        ],
+      },
+      'Ring 0 of polygon 1 is not closed: its last position must repeat its first.',
+      '/aoi/coordinates/1/0/4',
+    ],
+    [
+      'a non-finite number',
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [0, 0],
+            [1, 0],
+            [1, Infinity],
+            [0, 0],
+          ],
+        ],
+      },
+      'Position 2 of ring 0 of the polygon is not a pair of finite numbers.',
+      '/aoi/coordinates/0/2',
+    ],
+    [
+      'a latitude beyond 90',
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [0, 0],
+            [1, 0],
+            [1, 91],
+            [0, 0],
+          ],
+        ],
+      },
+      'Position 2 of ring 0 of the polygon has latitude 91, outside [-90, 90].',
+      '/aoi/coordinates/0/2',
+    ],
+    [
+      'a longitude beyond 360',
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [350, 0],
+            [361, 0],
+            [361, 1],
+            [350, 0],
+          ],
+        ],
+      },
+      'Position 1 of ring 0 of the polygon has longitude 361, outside [-180, 180] (a ring may continue across the antimeridian only up to ±360).',
+      '/aoi/coordinates/0/1',
+    ],
+    [
+      'a polygon spanning more than 360°',
+      { type: 'Polygon', coordinates: [box(-190, 0, 175, 1)] },
+      'The polygon spans 365° of longitude (from -190 to 175), more than once round the globe.',
+      '/aoi/coordinates',
+    ],
+    [
+      'a zero-area ring',
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [0, 0],
+            [1, 1],
+            [2, 2],
+            [0, 0],
+          ],
+        ],
+      },
+      'Ring 0 of the polygon has zero area: its positions all lie on one line.',
+      '/aoi/coordinates/0',
+    ],
+    [
+      'a ring of one repeated position',
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [3, 3],
+            [3, 3],
+            [3, 3],
+            [3, 3],
+          ],
+        ],
+      },
+      'Ring 0 of the polygon has zero area: its positions all lie on one line.',
+      '/aoi/coordinates/0',
+    ],
+    [
+      'a ring crossing itself (bow tie)',
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [0, 0],
+            [1, 1],
+            [1, 0],
+            [0, 1],
+            [0, 0],
+          ],
+        ],
+      },
+      'Ring 0 of the polygon crosses itself near (0.5, 0.5).',
+      '/aoi/coordinates/0',
+    ],
+    [
+      'a ring touching itself',
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [0, 0],
+            [2, 0],
+            [1, 1],
+            [2, 2],
+            [0, 2],
+            [1, 1],
+            [0, 0],
+          ],
+        ],
+      },
+      'Ring 0 of the polygon touches itself near (1, 1).',
+      '/aoi/coordinates/0',
+    ],
+    [
+      'a hole crossing its exterior ring',
+      {
+        type: 'Polygon',
+        coordinates: [
+          box(0, 0, 1, 1),
+          [
+            [0.5, 0.5],
+            [1.5, 0.5],
+            [1.5, 0.8],
+            [0.5, 0.5],
+          ],
+        ],
+      },
+      'Ring 1 of the polygon crosses ring 0 near (1, 0.5).',
+      '/aoi/coordinates/1',
+    ],
+    [
+      'a hole outside its exterior ring',
+      {
+        type: 'Polygon',
+        coordinates: [
+          box(0, 0, 1, 1),
+          [
+            [2, 2],
+            [3, 2],
+            [3, 3],
+            [2, 2],
+          ],
+        ],
+      },
+      'Ring 1 of the polygon (a hole) is not inside the exterior ring.',
+      '/aoi/coordinates/1',
+    ],
+    [
+      'a hole in the bay of a concave exterior',
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [0, 0],
+            [3, 0],
+            [3, 3],
+            [2, 3],
+            [2, 1],
+            [1, 1],
+            [1, 3],
+            [0, 3],
+            [0, 0],
+          ],
+          box(1.2, 2, 1.8, 2.5),
+        ],
+      },
+      'Ring 1 of the polygon (a hole) is not inside the exterior ring.',
+      '/aoi/coordinates/1',
+    ],
+    [
+      'a hole around its exterior ring',
+      { type: 'Polygon', coordinates: [box(1, 1, 2, 2), box(0, 0, 3, 3)] },
+      'Ring 1 of the polygon (a hole) is not inside the exterior ring.',
+      '/aoi/coordinates/1',
+    ],
+    [
+      'a hole inside another',
+      { type: 'Polygon', coordinates: [box(0, 0, 10, 10), box(1, 1, 5, 5), box(2, 2, 3, 3)] },
+      'Rings 1 and 2 of the polygon (both holes) overlap.',
+      '/aoi/coordinates/2',
+    ],
+    [
+      'two holes crossing',
+      { type: 'Polygon', coordinates: [box(0, 0, 10, 10), box(1, 1, 5, 5), box(4, 4, 6, 6)] },
+      'Ring 2 of the polygon crosses ring 1 near (5, 4).',
+      '/aoi/coordinates/2',
+    ],
+    [
+      'polygons crossing each other',
+      { type: 'MultiPolygon', coordinates: [[box(0, 0, 2, 2)], [box(1, 1, 3, 3)]] },
+      'Polygons 0 and 1 cross each other near (2, 1).',
+      '/aoi/coordinates/1',
+    ],
+    [
+      'a polygon inside another',
+      { type: 'MultiPolygon', coordinates: [[box(0, 0, 10, 10)], [box(2, 2, 3, 3)]] },
+      'Polygons 0 and 1 overlap.',
+      '/aoi/coordinates/1',
+    ],
+    [
+      'polygons overlapping once the antimeridian is applied',
+      { type: 'MultiPolygon', coordinates: [[box(170, 0, 190, 10)], [box(-175, 2, -172, 3)]] },
+      'Polygons 0 and 1 overlap.',
+      '/aoi/coordinates/1',
+    ],
   ];
   it.each(cases)('%s', (_, input, detail, path) => {
     const e = rejection(input);
@@ -256,7 +573,21 @@ describe('parseAoi: invalid polygons (422 with the reason)', () => {
 
   it('a ring running back over itself (a spike)', () => {
     // The spike both folds back on its edge and touches the ring where it returns; either is reported.
-    const e = rejection({ type: 'Polygon', coordinates: [[[0, 0], [3, 0], [3, 1], [2, 1], [3, 1], [3, 2], [0, 2], [0, 0]]] });
+    const e = rejection({
+      type: 'Polygon',
+      coordinates: [
+        [
+          [0, 0],
+          [3, 0],
+          [3, 1],
+          [2, 1],
+          [3, 1],
+          [3, 2],
+          [0, 2],
+          [0, 0],
+        ],
+      ],
+    });
     expect(e.code).toBe('invalid_geometry');
     expect(e.detail).toMatch(/^Ring 0 of the polygon (runs back over|touches) itself near \((2\.5|3|2), 1\)\.$/);
   });

@@ -15,11 +15,24 @@ import {
 import { parseAoi } from '../../src/geometry/aoi.ts';
 import type { BBox, Ring } from '../../src/geometry/types.ts';
 
-const square = (x0: number, y0: number, x1: number, y1: number): Ring => [[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]];
+const square = (x0: number, y0: number, x1: number, y1: number): Ring => [
+  [x0, y0],
+  [x1, y0],
+  [x1, y1],
+  [x0, y1],
+  [x0, y0],
+];
 
 describe('bbox', () => {
   it('boxes rings, polygons and multipolygons', () => {
-    expect(bboxOfRing([[3, -1], [5, 2], [4, 7], [3, -1]])).toEqual([3, -1, 5, 7]);
+    expect(
+      bboxOfRing([
+        [3, -1],
+        [5, 2],
+        [4, 7],
+        [3, -1],
+      ]),
+    ).toEqual([3, -1, 5, 7]);
     expect(bboxOfPolygon([square(0, 0, 4, 4), square(1, 1, 2, 2)])).toEqual([0, 0, 4, 4]);
     expect(bboxOfPolygons([[square(0, 0, 1, 1)], [square(5, -2, 6, 3)]])).toEqual([0, -2, 6, 3]);
     expect(isEmptyBBox(bboxOfPolygons([]))).toBe(true);
@@ -28,7 +41,10 @@ describe('bbox', () => {
   it('gives one box per part of an AOI split at the antimeridian, tighter than their union', () => {
     const aoi = parseAoi({ type: 'Polygon', coordinates: [square(179, 0, 181, 1)] }, { maxVertices: 100 });
     if (aoi.kind !== 'area') throw new Error('area expected');
-    expect(bboxesOfPolygons(aoi.polygons)).toEqual([[179, 0, 180, 1], [-180, 0, -179, 1]]);
+    expect(bboxesOfPolygons(aoi.polygons)).toEqual([
+      [179, 0, 180, 1],
+      [-180, 0, -179, 1],
+    ]);
     expect(bboxOfPolygons(aoi.polygons)).toEqual([-180, 0, 180, 1]);
   });
 

@@ -53,8 +53,23 @@ describe('CRS table (GeoKeys as GDAL reads them)', () => {
   it('covers at least 40 EPSG codes and every projection family the issue names', () => {
     expect(TABLE.filter((r) => r.srs.startsWith('EPSG:')).length).toBeGreaterThanOrEqual(40);
     const families = new Set(TABLE.map((r) => r.family));
-    for (const f of ['polar stereographic', 'Lambert azimuthal equal area', 'Albers equal area', 'Lambert conic conformal', 'Mercator', 'Transverse Mercator',
-      'oblique stereographic', 'Hotine oblique Mercator', 'Krovak', 'Equal Earth', 'sinusoidal', 'Cassini-Soldner', 'equidistant cylindrical', 'geostationary', 'geographic']) {
+    for (const f of [
+      'polar stereographic',
+      'Lambert azimuthal equal area',
+      'Albers equal area',
+      'Lambert conic conformal',
+      'Mercator',
+      'Transverse Mercator',
+      'oblique stereographic',
+      'Hotine oblique Mercator',
+      'Krovak',
+      'Equal Earth',
+      'sinusoidal',
+      'Cassini-Soldner',
+      'equidistant cylindrical',
+      'geostationary',
+      'geographic',
+    ]) {
       expect(families.has(f), f).toBe(true);
     }
   });
@@ -84,7 +99,10 @@ describe('CRS table (GeoKeys as GDAL reads them)', () => {
 
   for (const row of TABLE.filter((r) => r.expect === 'refuse')) {
     it(`${row.name}: refused with a 422 that names it (${row.reason ?? ''})`, async () => {
-      const err = await crsOf(row).then(() => null, (e: unknown) => e);
+      const err = await crsOf(row).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(ZonalError);
       expect((err as ZonalError).status).toBe(422);
       expect((err as ZonalError).message).toMatch(new RegExp(refusalWords(row), 'i'));
@@ -97,5 +115,8 @@ function refusalWords(row: Row): string {
   const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const names = [row.method, (row.reason ?? '').split(':')[0] ?? ''];
   if (row.srs.startsWith('EPSG:')) names.push(`${row.srs}\\b`);
-  return names.filter((n) => n !== '').map((n) => (n.endsWith('\\b') ? n : escape(n))).join('|');
+  return names
+    .filter((n) => n !== '')
+    .map((n) => (n.endsWith('\\b') ? n : escape(n)))
+    .join('|');
 }

@@ -17,24 +17,95 @@ import type { Position } from '../../src/geometry/types.ts';
 const WGS84 = '+proj=longlat +datum=WGS84 +no_defs';
 
 const KEYS = {
-  e4326: { GTModelTypeGeoKey: 2, GTRasterTypeGeoKey: 1, GeographicTypeGeoKey: 4326, GeogCitationGeoKey: 'WGS 84', GeogAngularUnitsGeoKey: 9102, GeogSemiMajorAxisGeoKey: 6378137, GeogInvFlatteningGeoKey: 298.257223563 },
-  e31985: { GTModelTypeGeoKey: 1, GTRasterTypeGeoKey: 1, GTCitationGeoKey: 'SIRGAS 2000 / UTM zone 25S', GeogCitationGeoKey: 'SIRGAS 2000', GeogAngularUnitsGeoKey: 9102, ProjectedCSTypeGeoKey: 31985, ProjLinearUnitsGeoKey: 9001 },
-  e32633: { GTModelTypeGeoKey: 1, GTRasterTypeGeoKey: 1, GTCitationGeoKey: 'WGS 84 / UTM zone 33N', GeogCitationGeoKey: 'WGS 84', GeogAngularUnitsGeoKey: 9102, ProjectedCSTypeGeoKey: 32633, ProjLinearUnitsGeoKey: 9001 },
-  e3857: { GTModelTypeGeoKey: 1, GTRasterTypeGeoKey: 1, GTCitationGeoKey: 'WGS 84 / Pseudo-Mercator', GeogCitationGeoKey: 'WGS 84', GeogAngularUnitsGeoKey: 9102, ProjectedCSTypeGeoKey: 3857, ProjLinearUnitsGeoKey: 9001 },
-  e28992: { GTModelTypeGeoKey: 1, GTRasterTypeGeoKey: 1, GTCitationGeoKey: 'Amersfoort / RD New', GeogCitationGeoKey: 'Amersfoort', GeogAngularUnitsGeoKey: 9102, ProjectedCSTypeGeoKey: 28992, ProjLinearUnitsGeoKey: 9001 },
+  e4326: {
+    GTModelTypeGeoKey: 2,
+    GTRasterTypeGeoKey: 1,
+    GeographicTypeGeoKey: 4326,
+    GeogCitationGeoKey: 'WGS 84',
+    GeogAngularUnitsGeoKey: 9102,
+    GeogSemiMajorAxisGeoKey: 6378137,
+    GeogInvFlatteningGeoKey: 298.257223563,
+  },
+  e31985: {
+    GTModelTypeGeoKey: 1,
+    GTRasterTypeGeoKey: 1,
+    GTCitationGeoKey: 'SIRGAS 2000 / UTM zone 25S',
+    GeogCitationGeoKey: 'SIRGAS 2000',
+    GeogAngularUnitsGeoKey: 9102,
+    ProjectedCSTypeGeoKey: 31985,
+    ProjLinearUnitsGeoKey: 9001,
+  },
+  e32633: {
+    GTModelTypeGeoKey: 1,
+    GTRasterTypeGeoKey: 1,
+    GTCitationGeoKey: 'WGS 84 / UTM zone 33N',
+    GeogCitationGeoKey: 'WGS 84',
+    GeogAngularUnitsGeoKey: 9102,
+    ProjectedCSTypeGeoKey: 32633,
+    ProjLinearUnitsGeoKey: 9001,
+  },
+  e3857: {
+    GTModelTypeGeoKey: 1,
+    GTRasterTypeGeoKey: 1,
+    GTCitationGeoKey: 'WGS 84 / Pseudo-Mercator',
+    GeogCitationGeoKey: 'WGS 84',
+    GeogAngularUnitsGeoKey: 9102,
+    ProjectedCSTypeGeoKey: 3857,
+    ProjLinearUnitsGeoKey: 9001,
+  },
+  e28992: {
+    GTModelTypeGeoKey: 1,
+    GTRasterTypeGeoKey: 1,
+    GTCitationGeoKey: 'Amersfoort / RD New',
+    GeogCitationGeoKey: 'Amersfoort',
+    GeogAngularUnitsGeoKey: 9102,
+    ProjectedCSTypeGeoKey: 28992,
+    ProjLinearUnitsGeoKey: 9001,
+  },
   meuse: {
-    GTModelTypeGeoKey: 1, GTRasterTypeGeoKey: 1, GTCitationGeoKey: 'unknown', GeographicTypeGeoKey: 32767,
-    GeogCitationGeoKey: 'GCS Name = unknown|Datum = Unknown based on Bessel 1841 ellipsoid using towgs84=565.4171,50.3319,465.5524,-0.398957,0.343988,-1.8774,4.0725|Ellipsoid = Bessel 1841|Primem = Greenwich|',
-    GeogGeodeticDatumGeoKey: 32767, GeogAngularUnitsGeoKey: 9102, GeogEllipsoidGeoKey: 32767, GeogSemiMajorAxisGeoKey: 6377397.155, GeogInvFlatteningGeoKey: 299.1528128, GeogPrimeMeridianLongGeoKey: 0,
+    GTModelTypeGeoKey: 1,
+    GTRasterTypeGeoKey: 1,
+    GTCitationGeoKey: 'unknown',
+    GeographicTypeGeoKey: 32767,
+    GeogCitationGeoKey:
+      'GCS Name = unknown|Datum = Unknown based on Bessel 1841 ellipsoid using towgs84=565.4171,50.3319,465.5524,-0.398957,0.343988,-1.8774,4.0725|Ellipsoid = Bessel 1841|Primem = Greenwich|',
+    GeogGeodeticDatumGeoKey: 32767,
+    GeogAngularUnitsGeoKey: 9102,
+    GeogEllipsoidGeoKey: 32767,
+    GeogSemiMajorAxisGeoKey: 6377397.155,
+    GeogInvFlatteningGeoKey: 299.1528128,
+    GeogPrimeMeridianLongGeoKey: 0,
     // geotiff.js hands this key over as a typed array.
     GeogTOWGS84GeoKey: new Float64Array([565.4171, 50.3319, 465.5524, -0.398957, 0.343988, -1.8774, 4.0725]),
-    ProjectedCSTypeGeoKey: 32767, ProjectionGeoKey: 32767, ProjCoordTransGeoKey: 16, ProjLinearUnitsGeoKey: 9001,
-    ProjNatOriginLongGeoKey: 5.38763888888889, ProjNatOriginLatGeoKey: 52.1561605555556, ProjFalseEastingGeoKey: 155000, ProjFalseNorthingGeoKey: 463000, ProjScaleAtNatOriginGeoKey: 0.9999079,
+    ProjectedCSTypeGeoKey: 32767,
+    ProjectionGeoKey: 32767,
+    ProjCoordTransGeoKey: 16,
+    ProjLinearUnitsGeoKey: 9001,
+    ProjNatOriginLongGeoKey: 5.38763888888889,
+    ProjNatOriginLatGeoKey: 52.1561605555556,
+    ProjFalseEastingGeoKey: 155000,
+    ProjFalseNorthingGeoKey: 463000,
+    ProjScaleAtNatOriginGeoKey: 0.9999079,
   },
   lc: {
-    GTModelTypeGeoKey: 1, GTRasterTypeGeoKey: 1, GTCitationGeoKey: 'Albers Conical Equal Area', GeographicTypeGeoKey: 4269, GeogCitationGeoKey: 'NAD83', GeogAngularUnitsGeoKey: 9102,
-    GeogSemiMajorAxisGeoKey: 6378137, GeogInvFlatteningGeoKey: 298.257222101004, ProjectedCSTypeGeoKey: 32767, ProjectionGeoKey: 32767, ProjCoordTransGeoKey: 11, ProjLinearUnitsGeoKey: 9001,
-    ProjStdParallel1GeoKey: 29.5, ProjStdParallel2GeoKey: 45.5, ProjNatOriginLongGeoKey: -96, ProjNatOriginLatGeoKey: 23, ProjFalseEastingGeoKey: 0, ProjFalseNorthingGeoKey: 0,
+    GTModelTypeGeoKey: 1,
+    GTRasterTypeGeoKey: 1,
+    GTCitationGeoKey: 'Albers Conical Equal Area',
+    GeographicTypeGeoKey: 4269,
+    GeogCitationGeoKey: 'NAD83',
+    GeogAngularUnitsGeoKey: 9102,
+    GeogSemiMajorAxisGeoKey: 6378137,
+    GeogInvFlatteningGeoKey: 298.257222101004,
+    ProjectedCSTypeGeoKey: 32767,
+    ProjectionGeoKey: 32767,
+    ProjCoordTransGeoKey: 11,
+    ProjLinearUnitsGeoKey: 9001,
+    ProjStdParallel1GeoKey: 29.5,
+    ProjStdParallel2GeoKey: 45.5,
+    ProjNatOriginLongGeoKey: -96,
+    ProjNatOriginLatGeoKey: 23,
+    ProjFalseEastingGeoKey: 0,
+    ProjFalseNorthingGeoKey: 0,
   },
 };
 
@@ -131,8 +202,16 @@ describe('crsFromGeoKeys', () => {
     // printf "40.75 -73.98\n" | cs2cs -f %.4f EPSG:4326 EPSG:2263
     expectForward(crsFromGeoKeys({ GTModelTypeGeoKey: 1, ProjectedCSTypeGeoKey: 2263 }).proj4, [-73.98, 40.75], [989791.4573, 212522.5192]);
     const feet = crsFromGeoKeys({
-      GTModelTypeGeoKey: 1, ProjectedCSTypeGeoKey: 32767, GeographicTypeGeoKey: 4269, ProjCoordTransGeoKey: 1, ProjLinearUnitsGeoKey: 9002,
-      ProjNatOriginLatGeoKey: 40, ProjNatOriginLongGeoKey: -74, ProjScaleAtNatOriginGeoKey: 0.9999, ProjFalseEastingGeoKey: 492125, ProjFalseNorthingGeoKey: 0,
+      GTModelTypeGeoKey: 1,
+      ProjectedCSTypeGeoKey: 32767,
+      GeographicTypeGeoKey: 4269,
+      ProjCoordTransGeoKey: 1,
+      ProjLinearUnitsGeoKey: 9002,
+      ProjNatOriginLatGeoKey: 40,
+      ProjNatOriginLongGeoKey: -74,
+      ProjScaleAtNatOriginGeoKey: 0.9999,
+      ProjFalseEastingGeoKey: 492125,
+      ProjFalseNorthingGeoKey: 0,
     });
     expect(feet.proj4).toMatch(/\+to_meter=0\.3048 /);
     // The false easting 492,125 ft is 149,999.7 m:
@@ -163,11 +242,26 @@ describe('crsFromGeoKeys', () => {
   });
 
   it.each([
-    [{ GTModelTypeGeoKey: 3, GeographicTypeGeoKey: 4978 }, "The raster's geocentric coordinate system is not supported. Reproject it, for example with gdalwarp -t_srs EPSG:4326 in.tif out.tif."],
-    [{ GTModelTypeGeoKey: 1, ProjectedCSTypeGeoKey: 1234 }, "The raster's coordinate reference system (EPSG:1234) is not supported. Reproject it, for example with gdalwarp -t_srs EPSG:4326 in.tif out.tif."],
-    [{ GTModelTypeGeoKey: 1, ProjectedCSTypeGeoKey: 32767, GeographicTypeGeoKey: 4326 }, "The raster's projected coordinate system is user-defined but names no projection method."],
-    [{ GTModelTypeGeoKey: 1, ProjectedCSTypeGeoKey: 32767, GeographicTypeGeoKey: 4326, ProjCoordTransGeoKey: 2 }, "The raster's projection method Transverse Mercator (modified Alaska) (code 2) is not supported. Reproject it, for example with gdalwarp -t_srs EPSG:4326 in.tif out.tif."],
-    [{ GTModelTypeGeoKey: 2, GeographicTypeGeoKey: 4326, GeogAngularUnitsGeoKey: 9105 }, "The raster's angular unit (EPSG:4326) is not supported. Lon/lat rasters are read in degrees only. Reproject it, for example with gdalwarp -t_srs EPSG:4326 in.tif out.tif."],
+    [
+      { GTModelTypeGeoKey: 3, GeographicTypeGeoKey: 4978 },
+      "The raster's geocentric coordinate system is not supported. Reproject it, for example with gdalwarp -t_srs EPSG:4326 in.tif out.tif.",
+    ],
+    [
+      { GTModelTypeGeoKey: 1, ProjectedCSTypeGeoKey: 1234 },
+      "The raster's coordinate reference system (EPSG:1234) is not supported. Reproject it, for example with gdalwarp -t_srs EPSG:4326 in.tif out.tif.",
+    ],
+    [
+      { GTModelTypeGeoKey: 1, ProjectedCSTypeGeoKey: 32767, GeographicTypeGeoKey: 4326 },
+      "The raster's projected coordinate system is user-defined but names no projection method.",
+    ],
+    [
+      { GTModelTypeGeoKey: 1, ProjectedCSTypeGeoKey: 32767, GeographicTypeGeoKey: 4326, ProjCoordTransGeoKey: 2 },
+      "The raster's projection method Transverse Mercator (modified Alaska) (code 2) is not supported. Reproject it, for example with gdalwarp -t_srs EPSG:4326 in.tif out.tif.",
+    ],
+    [
+      { GTModelTypeGeoKey: 2, GeographicTypeGeoKey: 4326, GeogAngularUnitsGeoKey: 9105 },
+      "The raster's angular unit (EPSG:4326) is not supported. Lon/lat rasters are read in degrees only. Reproject it, for example with gdalwarp -t_srs EPSG:4326 in.tif out.tif.",
+    ],
   ])('%j → unsupported_raster', (keys, detail) => {
     let error: unknown;
     try {

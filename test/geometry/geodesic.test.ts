@@ -31,7 +31,13 @@ describe('latLonCellAreaM2', () => {
   });
 
   it('agrees with brute-force quadrature of M·N·cosφ anywhere, in any argument order', () => {
-    for (const [l1, l2, d] of [[60, 61, 1], [-45.5, -44.25, 0.3], [89, 90, 360], [-90, -89.999, 0.001], [10, 10.00001, 0.00001]] as const) {
+    for (const [l1, l2, d] of [
+      [60, 61, 1],
+      [-45.5, -44.25, 0.3],
+      [89, 90, 360],
+      [-90, -89.999, 0.001],
+      [10, 10.00001, 0.00001],
+    ] as const) {
       expect(rel(latLonCellAreaM2(l1, l2, d), cellAreaByQuadrature(l1, l2, d))).toBeLessThan(1e-9);
       expect(rel(latLonCellAreaM2(l2, l1, -d), latLonCellAreaM2(l1, l2, d))).toBeLessThan(1e-14);
     }
@@ -39,7 +45,13 @@ describe('latLonCellAreaM2', () => {
 });
 
 describe('ellipsoidalAreaM2', () => {
-  const box = (x0: number, y0: number, x1: number, y1: number): Ring => [[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]];
+  const box = (x0: number, y0: number, x1: number, y1: number): Ring => [
+    [x0, y0],
+    [x1, y0],
+    [x1, y1],
+    [x0, y1],
+    [x0, y0],
+  ];
 
   it('is exact for a lon/lat box (edges straight in lon/lat), whichever the winding', () => {
     const cell = latLonCellAreaM2(50, 51, 2);
@@ -78,11 +90,29 @@ describe('ellipsoidalAreaM2', () => {
   });
 
   it('reads a jump across the antimeridian as the short way, and a ring round a pole as closed by it', () => {
-    const jump: Ring = [[179.5, 0], [-179.5, 0], [-179.5, 1], [179.5, 1], [179.5, 0]];
+    const jump: Ring = [
+      [179.5, 0],
+      [-179.5, 0],
+      [-179.5, 1],
+      [179.5, 1],
+      [179.5, 0],
+    ];
     expect(rel(ellipsoidalAreaM2([[jump]]), latLonCellAreaM2(0, 1, 1))).toBeLessThan(1e-12);
-    const beyond: Ring = [[179.5, 0], [180.5, 0], [180.5, 1], [179.5, 1], [179.5, 0]];
+    const beyond: Ring = [
+      [179.5, 0],
+      [180.5, 0],
+      [180.5, 1],
+      [179.5, 1],
+      [179.5, 0],
+    ];
     expect(rel(ellipsoidalAreaM2([[beyond]]), latLonCellAreaM2(0, 1, 1))).toBeLessThan(1e-12);
-    const roundPole: Ring = [[45, 89], [135, 89], [-135, 89], [-45, 89], [45, 89]];
+    const roundPole: Ring = [
+      [45, 89],
+      [135, 89],
+      [-135, 89],
+      [-45, 89],
+      [45, 89],
+    ];
     expect(rel(ellipsoidalAreaM2([[roundPole]]), latLonCellAreaM2(89, 90, 360))).toBeLessThan(1e-12);
   });
 

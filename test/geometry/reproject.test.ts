@@ -49,7 +49,13 @@ describe('makeTransformer', () => {
 describe('transformPolygons', () => {
   it('keeps a long edge true: the densified line stays within the tolerance of the real curve', () => {
     // A 30° edge along the 60th parallel (straight in lon/lat) in LAEA Europe curves by kilometres.
-    const ring: Ring = [[0, 60], [30, 60], [30, 61], [0, 61], [0, 60]];
+    const ring: Ring = [
+      [0, 60],
+      [30, 60],
+      [30, 61],
+      [0, 61],
+      [0, 60],
+    ];
     const t = makeTransformer(WGS84, LAEA_EUROPE);
     const tolerance = 1; // metre
     const [out] = transformPolygons([[ring]], t.forward, tolerance)[0] as Ring[];
@@ -67,7 +73,13 @@ describe('transformPolygons', () => {
   });
 
   it('leaves straight images alone and keeps rings exactly closed', () => {
-    const ring: Ring = [[15, 48], [15.001, 48], [15.001, 48.001], [15, 48.001], [15, 48]];
+    const ring: Ring = [
+      [15, 48],
+      [15.001, 48],
+      [15.001, 48.001],
+      [15, 48.001],
+      [15, 48],
+    ];
     const [[out]] = transformPolygons([[ring]], makeTransformer(WGS84, UTM33).forward, 0.01) as Ring[][];
     expect(out).toHaveLength(5);
     expect(out?.[4]).toEqual(out?.[0]);
@@ -76,14 +88,26 @@ describe('transformPolygons', () => {
   });
 
   it('stops subdividing at the vertex budget', () => {
-    const ring: Ring = [[0, 60], [30, 60], [30, 61], [0, 61], [0, 60]];
+    const ring: Ring = [
+      [0, 60],
+      [30, 60],
+      [30, 61],
+      [0, 61],
+      [0, 60],
+    ];
     const [[out]] = transformPolygons([[ring]], makeTransformer(WGS84, LAEA_EUROPE).forward, 1e-6, { maxVertices: 50 }) as Ring[][];
     // Midpoints already computed on the way down are kept: at most maxDepth (16) past the budget.
     expect(out?.length).toBeLessThanOrEqual(50 + 16 + 5);
   });
 
   it('throws invalid_geometry when the AOI cannot be expressed in the target CRS', () => {
-    const polar: Ring = [[-10, 89], [10, 89], [10, 90], [-10, 90], [-10, 89]];
+    const polar: Ring = [
+      [-10, 89],
+      [10, 89],
+      [10, 90],
+      [-10, 90],
+      [-10, 89],
+    ];
     let error: unknown;
     try {
       transformPolygons([[polar]], makeTransformer(WGS84, MERCATOR).forward, 1);
@@ -93,7 +117,22 @@ describe('transformPolygons', () => {
     expect(error).toBeInstanceOf(ZonalError);
     expect((error as ZonalError).code).toBe('invalid_geometry');
     expect((error as ZonalError).detail).toBe("The area of interest cannot be expressed in the raster's coordinate system.");
-    expect(() => transformPolygons([[[[95, 0], [100, 0], [100, 1], [95, 0]]]], makeTransformer(WGS84, UTM33).forward, 1)).toThrow(ZonalError);
+    expect(() =>
+      transformPolygons(
+        [
+          [
+            [
+              [95, 0],
+              [100, 0],
+              [100, 1],
+              [95, 0],
+            ],
+          ],
+        ],
+        makeTransformer(WGS84, UTM33).forward,
+        1,
+      ),
+    ).toThrow(ZonalError);
   });
 });
 

@@ -24,7 +24,13 @@ function bytes(le: boolean, parts: ({ u8: number } | { u32: number } | { f64: nu
   return Uint8Array.from(out);
 }
 const ring = (dims: number, pts: number[][]) => [{ u32: pts.length }, ...pts.flatMap((p) => p.slice(0, dims).map((f64) => ({ f64 })))];
-const square = [[0, 0, 7, 8], [2, 0, 7, 8], [2, 1, 7, 8], [0, 1, 7, 8], [0, 0, 7, 8]];
+const square = [
+  [0, 0, 7, 8],
+  [2, 0, 7, 8],
+  [2, 1, 7, 8],
+  [0, 1, 7, 8],
+  [0, 0, 7, 8],
+];
 
 describe('wkb', () => {
   it('reads a polygon in either byte order, with EWKB Z and SRID, or ISO ZM: the same box, kind and shape', () => {
@@ -66,8 +72,31 @@ describe('wkb', () => {
 
   it('polygonal area equals ellipsoidalAreaM2 of the same coordinates (holes subtracted, lines ignored)', () => {
     const polys: MultiPolygonCoords = [
-      [[[10, 40], [11, 40], [11, 41], [10, 41], [10, 40]], [[10.2, 40.2], [10.2, 40.4], [10.4, 40.4], [10.4, 40.2], [10.2, 40.2]]],
-      [[[170, -10], [-170, -10], [-170, -5], [170, -5], [170, -10]]],
+      [
+        [
+          [10, 40],
+          [11, 40],
+          [11, 41],
+          [10, 41],
+          [10, 40],
+        ],
+        [
+          [10.2, 40.2],
+          [10.2, 40.4],
+          [10.4, 40.4],
+          [10.4, 40.2],
+          [10.2, 40.2],
+        ],
+      ],
+      [
+        [
+          [170, -10],
+          [-170, -10],
+          [-170, -5],
+          [170, -5],
+          [170, -10],
+        ],
+      ],
     ];
     expect(wkbPolygonalAreaM2(wkbFromPolygons(polys))).toBe(ellipsoidalAreaM2(polys));
     const line = bytes(true, [{ u8: 1 }, { u32: 2 }, { u32: 2 }, { f64: 0 }, { f64: 0 }, { f64: 1 }, { f64: 1 }]);

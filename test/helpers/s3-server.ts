@@ -13,13 +13,7 @@ interface S3rverInstance {
   run(): Promise<{ address: string; port: number }>;
   close(): Promise<void>;
 }
-type S3rverCtor = new (opts: {
-  port: number;
-  address: string;
-  silent: boolean;
-  directory: string;
-  configureBuckets: { name: string }[];
-}) => S3rverInstance;
+type S3rverCtor = new (opts: { port: number; address: string; silent: boolean; directory: string; configureBuckets: { name: string }[] }) => S3rverInstance;
 
 const S3rver = createRequire(import.meta.url)('s3rver') as S3rverCtor;
 
@@ -48,13 +42,10 @@ export async function startS3Server(opts: { bucket?: string; files?: Record<stri
     new Promise((resolve, reject) => {
       const body = typeof data === 'string' ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
       const path = `/${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
-      const req = http.request(
-        { host: '127.0.0.1', port, path, method: 'PUT', headers: { 'content-length': body.byteLength } },
-        (res) => {
-          res.resume();
-          res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`s3rver PUT ${key}: ${res.statusCode}`))));
-        },
-      );
+      const req = http.request({ host: '127.0.0.1', port, path, method: 'PUT', headers: { 'content-length': body.byteLength } }, (res) => {
+        res.resume();
+        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`s3rver PUT ${key}: ${res.statusCode}`))));
+      });
       req.on('error', reject);
       req.end(body);
     });

@@ -54,7 +54,14 @@ export async function startStacApi(items: Item[], options: { latencyMs?: number 
         res.writeHead(status, { 'content-type': 'application/geo+json' }).end(JSON.stringify(doc));
       };
       if (url.pathname === '/' && req.method === 'GET') {
-        send(200, { type: 'Catalog', id: 'test-api', stac_version: '1.0.0', description: 'test', conformsTo: ['https://api.stacspec.org/v1.0.0/item-search'], links: [{ rel: 'search', type: 'application/geo+json', href: `${origin}/search`, method: 'POST' }] });
+        send(200, {
+          type: 'Catalog',
+          id: 'test-api',
+          stac_version: '1.0.0',
+          description: 'test',
+          conformsTo: ['https://api.stacspec.org/v1.0.0/item-search'],
+          links: [{ rel: 'search', type: 'application/geo+json', href: `${origin}/search`, method: 'POST' }],
+        });
         return;
       }
       if (url.pathname === '/items.json') {
@@ -73,12 +80,16 @@ export async function startStacApi(items: Item[], options: { latencyMs?: number 
                 token: url.searchParams.get('token') ?? undefined,
               };
         const matching = items.filter(
-          (it) => meets(it, q['bbox'] as number[] | undefined) && inInterval(it, q['datetime'] as string | undefined) && (!q['collections'] || (q['collections'] as string[]).includes(it.collection)),
+          (it) =>
+            meets(it, q['bbox'] as number[] | undefined) &&
+            inInterval(it, q['datetime'] as string | undefined) &&
+            (!q['collections'] || (q['collections'] as string[]).includes(it.collection)),
         );
         const limit = Math.max(1, Math.min(Number(q['limit'] ?? 10), 2)); // small pages: the client must follow next links
         const start = Number(q['token'] ?? 0);
         const page = matching.slice(start, start + limit);
-        const links = start + limit < matching.length ? [{ rel: 'next', href: `${origin}/search`, method: 'POST', body: { token: start + limit }, merge: true }] : [];
+        const links =
+          start + limit < matching.length ? [{ rel: 'next', href: `${origin}/search`, method: 'POST', body: { token: start + limit }, merge: true }] : [];
         send(200, { type: 'FeatureCollection', features: page, links, numberMatched: matching.length, numberReturned: page.length });
         return;
       }

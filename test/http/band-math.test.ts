@@ -43,7 +43,13 @@ describe('expression, mask, histogram, categorical', () => {
   });
 
   it('many zones: each zone’s expression, mask, histogram and classes equal its own request’s', async () => {
-    const extra = { expression: '(b4 - b3) / (b4 + b3)', mask: { band: 6, exclude: [120, 121, 122] }, histogram: { bins: 6 }, categorical: true, stats: ['count', 'mean', 'nodata'] };
+    const extra = {
+      expression: '(b4 - b3) / (b4 + b3)',
+      mask: { band: 6, exclude: [120, 121, 122] },
+      histogram: { bins: 6 },
+      categorical: true,
+      stats: ['count', 'mean', 'nodata'],
+    };
     const zones = [CIRCLE, { type: 'Point', coordinates: [-34.88, -8.0], radius: 300 }, { type: 'Point', coordinates: [-34.87, -8.01] }];
     const fc = { type: 'FeatureCollection', features: zones.map((geometry, i) => ({ type: 'Feature', id: i, properties: {}, geometry })) };
     const many = await post({ ...extra, aoi: fc });
@@ -59,7 +65,12 @@ describe('expression, mask, histogram, categorical', () => {
 
   it('CSV of many zones carries the expression row and its masked count', async () => {
     const fc = { type: 'FeatureCollection', features: [{ type: 'Feature', properties: { site: 'a' }, geometry: CIRCLE }] };
-    const res = await app.inject({ method: 'POST', url: '/api/v1/zonal-stats/raster', headers: { accept: 'text/csv' }, payload: { url: L7, aoi: fc, expression: 'b4 - b3', mask: { band: 1, exclude: [60] }, stats: ['count'] } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/zonal-stats/raster',
+      headers: { accept: 'text/csv' },
+      payload: { url: L7, aoi: fc, expression: 'b4 - b3', mask: { band: 1, exclude: [60] }, stats: ['count'] },
+    });
     expect(res.statusCode, res.body).toBe(200);
     const [header, row] = res.body.trim().split('\r\n');
     expect(header).toContain('masked');

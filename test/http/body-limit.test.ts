@@ -45,16 +45,20 @@ describe('413 without resets', () => {
       pump();
     });
 
-  it.each([false, true])('8 clients × 8 × the limit, 12 rounds (chunked %s): every one gets the 413 problem, none a reset', async (chunked) => {
-    for (let round = 0; round < 12; round++) {
-      const answers = await Promise.all(Array.from({ length: 8 }, () => send(8 * LIMIT, chunked)));
-      for (const a of answers) {
-        expect(a.error, 'the connection was reset instead of answered').toBeUndefined();
-        expect(a.status).toBe(413);
-        expect(JSON.parse(a.body as string)).toMatchObject({ status: 413, code: 'payload_too_large' });
+  it.each([false, true])(
+    '8 clients × 8 × the limit, 12 rounds (chunked %s): every one gets the 413 problem, none a reset',
+    async (chunked) => {
+      for (let round = 0; round < 12; round++) {
+        const answers = await Promise.all(Array.from({ length: 8 }, () => send(8 * LIMIT, chunked)));
+        for (const a of answers) {
+          expect(a.error, 'the connection was reset instead of answered').toBeUndefined();
+          expect(a.status).toBe(413);
+          expect(JSON.parse(a.body as string)).toMatchObject({ status: 413, code: 'payload_too_large' });
+        }
       }
-    }
-    // And the service still serves.
-    expect((await app.inject({ url: '/health' })).statusCode).toBe(200);
-  }, 60_000);
+      // And the service still serves.
+      expect((await app.inject({ url: '/health' })).statusCode).toBe(200);
+    },
+    60_000,
+  );
 });

@@ -13,7 +13,14 @@ import { FIXTURES, buildTestApp } from '../helpers/build-app.ts';
 
 const UTM = '+proj=utm +zone=33 +datum=WGS84 +units=m +no_defs';
 /** A zone over rows [r0, r1) of fixtures/raster/strips/rows_5000.tif (full width). */
-const rows = (r0: number, r1: number) => [[500003, 5100000 - 10 * r1 + 3], [549997, 5100000 - 10 * r1 + 3], [549997, 5100000 - 10 * r0 - 3], [500003, 5100000 - 10 * r0 - 3], [500003, 5100000 - 10 * r1 + 3]].map((p) => proj4(UTM, 'WGS84', p));
+const rows = (r0: number, r1: number) =>
+  [
+    [500003, 5100000 - 10 * r1 + 3],
+    [549997, 5100000 - 10 * r1 + 3],
+    [549997, 5100000 - 10 * r0 - 3],
+    [500003, 5100000 - 10 * r0 - 3],
+    [500003, 5100000 - 10 * r1 + 3],
+  ].map((p) => proj4(UTM, 'WGS84', p));
 
 function get(base: string, path: string): Promise<{ status: number; body: string; connection: string | undefined }> {
   return new Promise((resolve, reject) => {
@@ -49,7 +56,15 @@ describe('drain on SIGTERM (the real process)', () => {
   it('not ready at once, no new connections after the delay, the request in flight whole, exit 0', async () => {
     const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
       cwd: new URL('../..', import.meta.url).pathname,
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ZONAL_DATA_ROOTS: FIXTURES, ZONAL_DRAIN_DELAY_MS: '400', ZONAL_DRAIN_GRACE_MS: '20000', LOG_LEVEL: 'info' },
+      env: {
+        ...process.env,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        ZONAL_DATA_ROOTS: FIXTURES,
+        ZONAL_DRAIN_DELAY_MS: '400',
+        ZONAL_DRAIN_GRACE_MS: '20000',
+        LOG_LEVEL: 'info',
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
@@ -62,14 +77,32 @@ describe('drain on SIGTERM (the real process)', () => {
     expect((await get(base, '/health/ready')).status).toBe(200);
 
     // A request of a few seconds: 2,400 zones over the 5000-strip file, streamed.
-    const zones = Array.from({ length: 2400 }, (_, i) => ({ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [rows(2 * i, 2 * i + 2)] } }));
-    const payload = JSON.stringify({ url: `file://${FIXTURES}raster/strips/rows_5000.tif`, aoi: { type: 'FeatureCollection', features: zones }, stats: ['count', 'mean'] });
+    const zones = Array.from({ length: 2400 }, (_, i) => ({
+      type: 'Feature',
+      properties: {},
+      geometry: { type: 'Polygon', coordinates: [rows(2 * i, 2 * i + 2)] },
+    }));
+    const payload = JSON.stringify({
+      url: `file://${FIXTURES}raster/strips/rows_5000.tif`,
+      aoi: { type: 'FeatureCollection', features: zones },
+      stats: ['count', 'mean'],
+    });
     const inFlight = new Promise<{ status: number; lines: number; connection: string | undefined; at: number }>((resolve, reject) => {
-      const req = request(`${base}/api/v1/zonal-stats/raster`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', accept: 'application/x-ndjson', 'content-length': Buffer.byteLength(payload) } }, (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => (text += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, lines: text.trim().split('\n').length, connection: res.headers.connection, at: Date.now() }));
-      });
+      const req = request(
+        `${base}/api/v1/zonal-stats/raster`,
+        {
+          method: 'POST',
+          agent: false,
+          headers: { 'content-type': 'application/json', accept: 'application/x-ndjson', 'content-length': Buffer.byteLength(payload) },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, lines: text.trim().split('\n').length, connection: res.headers.connection, at: Date.now() }),
+          );
+        },
+      );
       req.on('error', reject);
       req.end(payload);
     });

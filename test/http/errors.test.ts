@@ -24,7 +24,15 @@ const TINY = fixtureUrl('raster/synthetic/tiny_int16.tif');
 /** ±0.001° around the tiny grid (UTM 33N, 6 × 4 px of 10 m from x=500000, y=5000000): covers all of it. */
 const AOI = {
   type: 'Polygon',
-  coordinates: [[[14.9994, 45.1523], [15.0014, 45.1523], [15.0014, 45.1543], [14.9994, 45.1543], [14.9994, 45.1523]]],
+  coordinates: [
+    [
+      [14.9994, 45.1523],
+      [15.0014, 45.1523],
+      [15.0014, 45.1543],
+      [14.9994, 45.1543],
+      [14.9994, 45.1523],
+    ],
+  ],
 };
 
 /** Things a `detail` must never contain (CONTRACT §6): server paths, stack frames, library/system text. */
@@ -342,10 +350,13 @@ describe('problem+json for every status of CONTRACT §6', () => {
       expect(body.detail).toContain('density');
     });
 
-    it.each(['percentile_101', 'percentile_-1', 'percentile_abc', 'percentile_', 'percentile_NaN', 'percentile_Infinity'])('a bad percentile: %s', async (stat) => {
-      const body = expectProblem(await post({ url: TINY, aoi: AOI, stats: [stat] }), 422);
-      expect(['unknown_stat', 'validation_failed']).toContain(body['code']);
-    });
+    it.each(['percentile_101', 'percentile_-1', 'percentile_abc', 'percentile_', 'percentile_NaN', 'percentile_Infinity'])(
+      'a bad percentile: %s',
+      async (stat) => {
+        const body = expectProblem(await post({ url: TINY, aoi: AOI, stats: [stat] }), 422);
+        expect(['unknown_stat', 'validation_failed']).toContain(body['code']);
+      },
+    );
 
     it('band 0', async () => {
       expectSchemaError(await post({ url: TINY, aoi: AOI, bands: [0] }), '/bands/0');
@@ -365,7 +376,13 @@ describe('problem+json for every status of CONTRACT §6', () => {
     });
 
     it('a self-intersecting polygon (bow tie)', async () => {
-      const bowtie = [[14.9994, 45.1523], [15.0014, 45.1543], [15.0014, 45.1523], [14.9994, 45.1543], [14.9994, 45.1523]];
+      const bowtie = [
+        [14.9994, 45.1523],
+        [15.0014, 45.1543],
+        [15.0014, 45.1523],
+        [14.9994, 45.1543],
+        [14.9994, 45.1523],
+      ];
       const body = expectProblem(await post({ url: TINY, aoi: { type: 'Polygon', coordinates: [bowtie] } }), 422, 'invalid_geometry');
       expect(body.detail).toMatch(/intersect|cross/i);
     });
@@ -375,7 +392,13 @@ describe('problem+json for every status of CONTRACT §6', () => {
     });
 
     it('latitude out of range (polygon ring)', async () => {
-      const ring = [[15, 45], [15.1, 45], [15.1, 95], [15, 95], [15, 45]];
+      const ring = [
+        [15, 45],
+        [15.1, 45],
+        [15.1, 95],
+        [15, 95],
+        [15, 45],
+      ];
       const body = expectProblem(await post({ url: TINY, aoi: { type: 'Polygon', coordinates: [ring] } }), 422);
       expect(['invalid_geometry', 'validation_failed']).toContain(body['code']);
       expect(body.detail).toMatch(/latitude|90|95/i);
@@ -460,7 +483,18 @@ describe('problem+json for every status of CONTRACT §6', () => {
 
     it('too many pixels names the limit and the figure', async () => {
       // too_many_pixels.tif: 11000 × 10000 px of 10 m from (200000, 5500000) in UTM 33N; this AOI covers it all.
-      const aoi = { type: 'Polygon', coordinates: [[[10.9, 48.6], [13.1, 48.6], [13.1, 49.75], [10.9, 49.75], [10.9, 48.6]]] };
+      const aoi = {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [10.9, 48.6],
+            [13.1, 48.6],
+            [13.1, 49.75],
+            [10.9, 49.75],
+            [10.9, 48.6],
+          ],
+        ],
+      };
       const body = expectProblem(await post({ url: fixtureUrl('raster/synthetic/too_many_pixels.tif'), aoi }), 422, 'too_many_pixels');
       expect(body.detail).toContain('100,000,000');
     });
@@ -468,7 +502,18 @@ describe('problem+json for every status of CONTRACT §6', () => {
     it('unique / freq_hist over more than 10,000 distinct values', async () => {
       // 128 × 128 px, every value distinct (16,384), served from memory by the range server.
       web.setFile('/distinct.tif', distinctGeoTiff(128));
-      const aoi = { type: 'Polygon', coordinates: [[[14.998, 45.14], [15.02, 45.14], [15.02, 45.155], [14.998, 45.155], [14.998, 45.14]]] };
+      const aoi = {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [14.998, 45.14],
+            [15.02, 45.14],
+            [15.02, 45.155],
+            [14.998, 45.155],
+            [14.998, 45.14],
+          ],
+        ],
+      };
       const control = await post({ url: web.url('/distinct.tif'), aoi, stats: ['count', 'min', 'max'] });
       expect(control.statusCode, control.body).toBe(200);
       expect(JSON.parse(control.body)).toMatchObject({ band_1: { count: 128 * 128, min: 0, max: 128 * 128 - 1 } });
@@ -604,7 +649,18 @@ describe('problem+json for every status of CONTRACT §6', () => {
       // No decoded-tile cache: the 16 identical requests must each decode their tiles to keep the queue full.
       const busy = await buildTestApp({ workers: 1, tileCacheBytes: 0 });
       try {
-        const aoi = { type: 'Polygon', coordinates: [[[13.68, 47.27], [14.55, 47.27], [14.55, 47.85], [13.68, 47.85], [13.68, 47.27]]] };
+        const aoi = {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [13.68, 47.27],
+              [14.55, 47.27],
+              [14.55, 47.85],
+              [13.68, 47.85],
+              [13.68, 47.27],
+            ],
+          ],
+        };
         let done = false;
         const load = Promise.all(
           Array.from({ length: 16 }, () => post({ url: fixtureUrl('raster/synthetic/overviews.tif'), aoi, stats: ['count'] }, busy)),
@@ -618,7 +674,10 @@ describe('problem+json for every status of CONTRACT §6', () => {
           else await new Promise((r) => setTimeout(r, 50));
         }
         const statuses = (await load).map((r) => r.statusCode);
-        expect(statuses.every((s) => s === 200), `load answered ${statuses.join(',')}`).toBe(true);
+        expect(
+          statuses.every((s) => s === 200),
+          `load answered ${statuses.join(',')}`,
+        ).toBe(true);
         expect(shed, 'no request was shed while the worker queue was full').toBeDefined();
         expectProblem(shed!, 503, 'overloaded');
         expect(shed!.headers['retry-after']).toBe('5');
@@ -647,9 +706,17 @@ describe('problem+json for every status of CONTRACT §6', () => {
     it('400, 403, 404, 415 and 422 arrive as problem+json with an x-request-id', async () => {
       const cases: [RequestInit, number, string][] = [
         [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"url":' }, 400, 'bad_json'],
-        [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'file:///etc/passwd', aoi: AOI }) }, 403, 'url_forbidden'],
+        [
+          { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'file:///etc/passwd', aoi: AOI }) },
+          403,
+          'url_forbidden',
+        ],
         [{ method: 'POST', body: new Blob([JSON.stringify({ url: TINY, aoi: AOI })]) }, 415, 'unsupported_media_type'],
-        [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: TINY, aoi: AOI, stat: [] }) }, 422, 'validation_failed'],
+        [
+          { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: TINY, aoi: AOI, stat: [] }) },
+          422,
+          'validation_failed',
+        ],
       ];
       for (const [init, status, code] of cases) {
         const res = await viaFetch(init);
@@ -660,7 +727,11 @@ describe('problem+json for every status of CONTRACT §6', () => {
     });
 
     it('a valid request answers 200 JSON over the socket', async () => {
-      const res = await viaFetch({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: TINY, aoi: AOI, stats: ['count'] }) });
+      const res = await viaFetch({
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ url: TINY, aoi: AOI, stats: ['count'] }),
+      });
       expect(res.statusCode, res.body).toBe(200);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
     });
@@ -669,11 +740,14 @@ describe('problem+json for every status of CONTRACT §6', () => {
   describe('500: a bug', () => {
     let broken: FastifyInstance;
     beforeAll(async () => {
-      broken = await buildTestApp({}, {
-        openSource: async () => {
-          throw new Error('boom /secret/path');
+      broken = await buildTestApp(
+        {},
+        {
+          openSource: async () => {
+            throw new Error('boom /secret/path');
+          },
         },
-      });
+      );
     });
     afterAll(async () => broken.close());
 
@@ -696,11 +770,14 @@ describe('problem+json for every status of CONTRACT §6', () => {
     });
 
     it('a non-Error thrown value is a 500 problem too', async () => {
-      const odd = await buildTestApp({}, {
-        openSource: async () => {
-          throw { message: 'raw object /secret/path', statusCode: 'x' };
+      const odd = await buildTestApp(
+        {},
+        {
+          openSource: async () => {
+            throw { message: 'raw object /secret/path', statusCode: 'x' };
+          },
         },
-      });
+      );
       try {
         const res = await post({ url: TINY, aoi: AOI }, odd);
         expectProblem(res, 500, 'internal_error');
@@ -722,15 +799,51 @@ describe('first contact: validation in the user’s words (issue 12)', () => {
   const ask = (body: Record<string, unknown>) => app.inject({ method: 'POST', url: RASTER, payload: { url: ELEV, ...body } });
 
   it('a lowercase or unknown GeoJSON type lists the accepted ones (and the right case)', async () => {
-    const lower = expectProblem(await ask({ aoi: { type: 'polygon', coordinates: [[[6, 49.6], [6.2, 49.6], [6.2, 49.8], [6, 49.6]]] } }), 422, 'validation_failed');
-    expect(lower.detail).toBe('/aoi has "type": "polygon"; it must be one of Point, Polygon, MultiPolygon, Feature, FeatureCollection (GeoJSON type names are case-sensitive: "Polygon").');
+    const lower = expectProblem(
+      await ask({
+        aoi: {
+          type: 'polygon',
+          coordinates: [
+            [
+              [6, 49.6],
+              [6.2, 49.6],
+              [6.2, 49.8],
+              [6, 49.6],
+            ],
+          ],
+        },
+      }),
+      422,
+      'validation_failed',
+    );
+    expect(lower.detail).toBe(
+      '/aoi has "type": "polygon"; it must be one of Point, Polygon, MultiPolygon, Feature, FeatureCollection (GeoJSON type names are case-sensitive: "Polygon").',
+    );
     const circle = expectProblem(await ask({ aoi: { type: 'Circle', coordinates: [6, 49.6] } }), 422, 'validation_failed');
     expect(circle.detail).toMatch(/"Circle"; it must be one of Point, Polygon/);
   });
 
   it('coordinates in metres say WGS84 longitude/latitude in degrees', async () => {
-    const body = expectProblem(await ask({ aoi: { type: 'Polygon', coordinates: [[[650000, 5500000], [660000, 5500000], [660000, 5510000], [650000, 5500000]]] } }), 422, 'validation_failed');
-    expect(body.detail).toMatch(/^Coordinates are WGS84 longitude\/latitude in degrees.*650000 looks like projected metres; transform the geometry to EPSG:4326 first\.$/);
+    const body = expectProblem(
+      await ask({
+        aoi: {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [650000, 5500000],
+              [660000, 5500000],
+              [660000, 5510000],
+              [650000, 5500000],
+            ],
+          ],
+        },
+      }),
+      422,
+      'validation_failed',
+    );
+    expect(body.detail).toMatch(
+      /^Coordinates are WGS84 longitude\/latitude in degrees.*650000 looks like projected metres; transform the geometry to EPSG:4326 first\.$/,
+    );
   });
 
   it('a value outside a list names the allowed values', async () => {

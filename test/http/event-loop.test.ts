@@ -46,7 +46,7 @@ describe('event loop stays responsive', () => {
     expect(res.status).toBe(200);
     expect(res.body['band_1']).toMatchObject({ count: 11000 * 10000, mean: 7, min: 7, max: 7 });
     expect(latencies.length).toBeGreaterThan(3);
-    console.log("health latencies ms: max", Math.max(...latencies).toFixed(1), "n", latencies.length);
+    console.log('health latencies ms: max', Math.max(...latencies).toFixed(1), 'n', latencies.length);
     // On this shared 2-core machine one poll in ~90 can meet a garbage collection or a scheduler stall of
     // ~100 ms (seen at the end of issue 9 too); a blocked event loop delays every poll it spans. So: at most
     // one poll over 100 ms, none over 250 ms, and the median well under 50 ms.

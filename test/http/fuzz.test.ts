@@ -12,7 +12,13 @@ import type { Answer } from '../helpers/problem.ts';
 
 const RASTER = '/api/v1/zonal-stats/raster';
 const TINY = fixtureUrl('raster/synthetic/tiny_int16.tif');
-const RING = [[14.9994, 45.1523], [15.0014, 45.1523], [15.0014, 45.1543], [14.9994, 45.1543], [14.9994, 45.1523]];
+const RING = [
+  [14.9994, 45.1523],
+  [15.0014, 45.1523],
+  [15.0014, 45.1543],
+  [14.9994, 45.1543],
+  [14.9994, 45.1523],
+];
 const AOI = { type: 'Polygon', coordinates: [RING] };
 const VALID = { url: TINY, aoi: AOI, stats: ['count', 'mean', 'median', 'unique'], bands: [1], approx_stats: false };
 
@@ -118,8 +124,36 @@ const CASES: [string, string][] = [
   ['Polygon positions of 1 number', JSON.stringify(aoiWith({ coordinates: [RING.map((p) => [p[0]])] }))],
   ['Polygon positions of 4 numbers', JSON.stringify(aoiWith({ coordinates: [RING.map((p) => [...p, 0, 0])] }))],
   ['Polygon positions are objects', JSON.stringify(aoiWith({ coordinates: [RING.map(() => ({}))] }))],
-  ['Polygon degenerate (all one point)', JSON.stringify(aoiWith({ coordinates: [[[15, 45], [15, 45], [15, 45], [15, 45]]] }))],
-  ['Polygon collinear (zero area)', JSON.stringify(aoiWith({ coordinates: [[[15, 45], [15.1, 45], [15.2, 45], [15, 45]]] }))],
+  [
+    'Polygon degenerate (all one point)',
+    JSON.stringify(
+      aoiWith({
+        coordinates: [
+          [
+            [15, 45],
+            [15, 45],
+            [15, 45],
+            [15, 45],
+          ],
+        ],
+      }),
+    ),
+  ],
+  [
+    'Polygon collinear (zero area)',
+    JSON.stringify(
+      aoiWith({
+        coordinates: [
+          [
+            [15, 45],
+            [15.1, 45],
+            [15.2, 45],
+            [15, 45],
+          ],
+        ],
+      }),
+    ),
+  ],
   ['Polygon lon 1e308', '{"url":' + JSON.stringify(TINY) + ',"aoi":{"type":"Polygon","coordinates":[[[1e308,45],[15.1,45],[15.1,45.1],[1e308,45]]]}}'],
   ['Polygon nested 5,000 levels deep', `{"url":${JSON.stringify(TINY)},"aoi":{"type":"Polygon","coordinates":${deep(5_000)}}}`],
   ['stats nested 100,000 levels deep', `{"url":${JSON.stringify(TINY)},"aoi":${JSON.stringify(AOI)},"stats":${deep(100_000)}}`],
@@ -166,7 +200,22 @@ describe('fuzzing the raster endpoint', () => {
     ['duplicate stats', JSON.stringify(with_({ stats: ['mean', 'mean', 'count'] }))],
     ['stats asking only for the always-present areas', JSON.stringify(with_({ stats: ['aoi_area', 'data_area'] }))],
     ['a radius of 1e-300 m', JSON.stringify(with_({ aoi: { type: 'Point', coordinates: [15, 45], radius: 1e-300 } }))],
-    ['a ring crossing the antimeridian (179 → 181)', JSON.stringify(aoiWith({ coordinates: [[[179, 0], [181, 0], [181, 1], [179, 1], [179, 0]]] }))],
+    [
+      'a ring crossing the antimeridian (179 → 181)',
+      JSON.stringify(
+        aoiWith({
+          coordinates: [
+            [
+              [179, 0],
+              [181, 0],
+              [181, 1],
+              [179, 1],
+              [179, 0],
+            ],
+          ],
+        }),
+      ),
+    ],
   ])('valid edge input: %s → 200', async (label, payload) => {
     const res = await send(payload);
     expect(res.statusCode, `${label}: ${res.body}`).toBe(200);
@@ -202,7 +251,13 @@ describe('fuzzing the raster endpoint', () => {
   }, 30_000);
 
   it('property: any text with any of a few content types → 200 or 4xx problem+json', async () => {
-    const contentTypes = fc.constantFrom('application/json', 'text/plain', 'application/octet-stream', 'application/json; charset=utf-16', 'application/geo+json');
+    const contentTypes = fc.constantFrom(
+      'application/json',
+      'text/plain',
+      'application/octet-stream',
+      'application/json; charset=utf-16',
+      'application/geo+json',
+    );
     await fc.assert(
       fc.asyncProperty(fc.string({ unit: 'grapheme', maxLength: 200 }), contentTypes, async (text, ct) => check(text, ct)),
       { numRuns: 200, interruptAfterTimeLimit: 15_000 },
@@ -243,7 +298,22 @@ describe('fuzzing the raster endpoint', () => {
   const interesting = fc.oneof(
     fc.jsonValue({ maxDepth: 3 }),
     fc.constantFrom(0, -0, 1, -1, 1e308, -1e308, 5e-324, 0.5, 2 ** 53, 180.0000001, -90.0000001, 360, 361, 65535, 65536),
-    fc.constantFrom('', 'NaN', 'Infinity', '-Infinity', '1e308', '__proto__', 'constructor', 'percentile_50', 'density', 'Point', 'MultiPolygon', 'file:///etc/passwd', 's3://', 'http://'),
+    fc.constantFrom(
+      '',
+      'NaN',
+      'Infinity',
+      '-Infinity',
+      '1e308',
+      '__proto__',
+      'constructor',
+      'percentile_50',
+      'density',
+      'Point',
+      'MultiPolygon',
+      'file:///etc/passwd',
+      's3://',
+      'http://',
+    ),
     fc.array(fc.constantFrom(1, 2, 3, 0, -1), { maxLength: 5 }),
     fc.array(fc.tuple(fc.double({ min: -200, max: 200, noNaN: true }), fc.double({ min: -100, max: 100, noNaN: true })), { maxLength: 6 }),
   );

@@ -14,7 +14,8 @@ import { expectProblemWithout, LEAKS_COMMON } from '../helpers/problem.ts';
 import { blockIndex } from '../helpers/tiff-index.ts';
 import { startRangeServer } from '../helpers/range-server.ts';
 
-const expectProblem = (res: Parameters<typeof expectProblemWithout>[1], status: number, code: string) => expectProblemWithout([...LEAKS_COMMON, FIXTURES], res, status, code);
+const expectProblem = (res: Parameters<typeof expectProblemWithout>[1], status: number, code: string) =>
+  expectProblemWithout([...LEAKS_COMMON, FIXTURES], res, status, code);
 
 interface Oracle {
   width: number;
@@ -31,7 +32,7 @@ interface Oracle {
 
 /** Longitudes equal modulo 360 (the service's ring runs continuously across the antimeridian). */
 function expectLonLat(got: [number, number], want: [number, number]): void {
-  expect(Math.abs((((got[0] - want[0] + 540) % 360) + 360) % 360 - 180)).toBeLessThan(1e-7);
+  expect(Math.abs(((((got[0] - want[0] + 540) % 360) + 360) % 360) - 180)).toBeLessThan(1e-7);
   expect(got[1]).toBeCloseTo(want[1], 7);
 }
 
@@ -113,9 +114,22 @@ describe('POST /api/v1/sources/info', () => {
         filename,
         columnData: [
           { name: 'v', data: [1, 2], type: 'INT32' },
-          { name: 'geometry', data: [geojsonToWkb({ type: 'Point', coordinates: [175, 0] }), geojsonToWkb({ type: 'Point', coordinates: [-175, 5] })], type: 'BYTE_ARRAY' },
+          {
+            name: 'geometry',
+            data: [geojsonToWkb({ type: 'Point', coordinates: [175, 0] }), geojsonToWkb({ type: 'Point', coordinates: [-175, 5] })],
+            type: 'BYTE_ARRAY',
+          },
         ],
-        kvMetadata: [{ key: 'geo', value: JSON.stringify({ version: '1.1.0', primary_column: 'geometry', columns: { geometry: { encoding: 'WKB', geometry_types: ['Point'], bbox } } }) }],
+        kvMetadata: [
+          {
+            key: 'geo',
+            value: JSON.stringify({
+              version: '1.1.0',
+              primary_column: 'geometry',
+              columns: { geometry: { encoding: 'WKB', geometry_types: ['Point'], bbox } },
+            }),
+          },
+        ],
       });
       return pathToFileURL(filename).href;
     };
@@ -144,7 +158,11 @@ describe('POST /api/v1/sources/info', () => {
     writeFileSync(join(dir, 'broken.tif'), bytes);
     const own = await buildTestApp({ dataRoots: [dir] });
     try {
-      expectProblem(await own.inject({ method: 'POST', url: '/api/v1/sources/info', payload: { url: pathToFileURL(join(dir, 'broken.tif')).href } }), 422, 'invalid_source');
+      expectProblem(
+        await own.inject({ method: 'POST', url: '/api/v1/sources/info', payload: { url: pathToFileURL(join(dir, 'broken.tif')).href } }),
+        422,
+        'invalid_source',
+      );
     } finally {
       await own.close();
     }
@@ -156,7 +174,13 @@ describe('POST /api/v1/sources/info', () => {
       const item = await info2({ url: server.url('/stac/elev-item.json'), stac: true });
       expect(item.statusCode, item.body).toBe(200);
       const raw = JSON.parse(readFileSync(`${FIXTURES}demo/stac/elev-item.json`, 'utf8'));
-      expect(item.json()).toMatchObject({ kind: 'stac_item', id: raw.id, datetime: raw.properties.datetime, bounds: raw.bbox, assets: [{ key: 'elevation', type: raw.assets.elevation.type, kind: 'raster' }] });
+      expect(item.json()).toMatchObject({
+        kind: 'stac_item',
+        id: raw.id,
+        datetime: raw.properties.datetime,
+        bounds: raw.bbox,
+        assets: [{ key: 'elevation', type: raw.assets.elevation.type, kind: 'raster' }],
+      });
       const asset = await info2({ url: server.url('/stac/elev-item.json'), stac: true, asset: 'elevation' });
       expect(asset.statusCode, asset.body).toBe(200);
       const direct = (await info(fixtureUrl('demo/elev.cog.tif'))).json();

@@ -14,7 +14,15 @@ const RASTER = '/api/v1/zonal-stats/raster';
 const TINY = fixtureUrl('raster/synthetic/tiny_int16.tif');
 const AOI = {
   type: 'Polygon',
-  coordinates: [[[14.9994, 45.1523], [15.0014, 45.1523], [15.0014, 45.1543], [14.9994, 45.1543], [14.9994, 45.1523]]],
+  coordinates: [
+    [
+      [14.9994, 45.1523],
+      [15.0014, 45.1523],
+      [15.0014, 45.1543],
+      [14.9994, 45.1543],
+      [14.9994, 45.1523],
+    ],
+  ],
 };
 
 type LogLine = Record<string, unknown> & { msg?: string; reqId?: string; level?: number };

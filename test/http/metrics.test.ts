@@ -24,7 +24,18 @@ describe('/metrics', () => {
   });
 
   it('counts requests by route and status, upstream reads by scheme, errors by reason, caches, the pool, pixels, features and zones', async () => {
-    const aoi = { type: 'Polygon', coordinates: [[[5.8, 49.5], [6.4, 49.5], [6.4, 50.1], [5.8, 50.1], [5.8, 49.5]]] };
+    const aoi = {
+      type: 'Polygon',
+      coordinates: [
+        [
+          [5.8, 49.5],
+          [6.4, 49.5],
+          [6.4, 50.1],
+          [5.8, 50.1],
+          [5.8, 49.5],
+        ],
+      ],
+    };
     const raster = () => app.inject({ method: 'POST', url: '/api/v1/zonal-stats/raster', payload: { url: web.url('/raster/elev.cog.tif'), aoi } });
     // Three times: the second keeps the tiles it decodes (the cache's doorkeeper), the third takes them.
     expect((await raster()).statusCode).toBe(200);
@@ -32,7 +43,26 @@ describe('/metrics', () => {
     expect((await raster()).statusCode).toBe(200);
     const missing = await app.inject({ method: 'POST', url: '/api/v1/zonal-stats/raster', payload: { url: web.url('/raster/none.tif'), aoi } });
     expect(missing.statusCode).toBe(422);
-    const vector = await app.inject({ method: 'POST', url: '/api/v1/zonal-stats/vector', payload: { url: web.url('/vector/nc.parquet'), aoi: { type: 'Polygon', coordinates: [[[-80, 35], [-78, 35], [-78, 36.5], [-80, 36.5], [-80, 35]]] }, columns: ['BIR74'] } });
+    const vector = await app.inject({
+      method: 'POST',
+      url: '/api/v1/zonal-stats/vector',
+      payload: {
+        url: web.url('/vector/nc.parquet'),
+        aoi: {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [-80, 35],
+              [-78, 35],
+              [-78, 36.5],
+              [-80, 36.5],
+              [-80, 35],
+            ],
+          ],
+        },
+        columns: ['BIR74'],
+      },
+    });
     expect(vector.statusCode, vector.body).toBe(200);
 
     const res = await app.inject({ url: '/metrics' });

@@ -27,7 +27,10 @@ describe('the web page at /', () => {
   let app: FastifyInstance;
   let bare: FastifyInstance;
   beforeAll(async () => {
-    app = await buildTestApp({ webDir: webDir(), basemap: { tiles: 'https://tiles.example.org/{z}/{x}/{y}.png', attribution: '© Example' } }, { demoDir: join(FIXTURES, 'demo') });
+    app = await buildTestApp(
+      { webDir: webDir(), basemap: { tiles: 'https://tiles.example.org/{z}/{x}/{y}.png', attribution: '© Example' } },
+      { demoDir: join(FIXTURES, 'demo') },
+    );
     // Its data root is the test fixtures' raster folder: the demo folder lies outside.
     bare = await buildTestApp({ webDir: join(tmpdir(), 'no-such-web-dir'), dataRoots: [join(FIXTURES, 'raster')] });
   });
@@ -67,7 +70,16 @@ describe('the web page at /', () => {
     expect(brotliDecompressSync(br.rawPayload).toString()).toBe('console.log(1);\n');
     expect(js.headers['content-encoding']).toBeUndefined();
     expect(js.body).toBe('console.log(1);\n');
-    const paths = ['/ui/assets/nope.js', '/ui/assets/../index.html', '/ui/assets/%2e%2e/index.html', '/ui/assets/..%2f..%2fpackage.json', '/ui/assets/%00', '/ui/assets/..%5c..%5cindex.html', `/ui/assets/${'a'.repeat(5000)}.js`, '/docs/static/..%2f..%2fpackage.json'];
+    const paths = [
+      '/ui/assets/nope.js',
+      '/ui/assets/../index.html',
+      '/ui/assets/%2e%2e/index.html',
+      '/ui/assets/..%2f..%2fpackage.json',
+      '/ui/assets/%00',
+      '/ui/assets/..%5c..%5cindex.html',
+      `/ui/assets/${'a'.repeat(5000)}.js`,
+      '/docs/static/..%2f..%2fpackage.json',
+    ];
     for (const url of paths) {
       const res = await app.inject({ method: 'GET', url });
       expect(res.statusCode, url).toBe(404);

@@ -4,7 +4,13 @@ import type { FastifyInstance } from 'fastify';
 import { buildTestApp, fixtureUrl } from '../helpers/build-app.ts';
 
 const TINY = fixtureUrl('raster/synthetic/tiny_int16.tif');
-const RING: [number, number][] = [[14.9994, 45.1523], [15.0014, 45.1523], [15.0014, 45.1543], [14.9994, 45.1543], [14.9994, 45.1523]];
+const RING: [number, number][] = [
+  [14.9994, 45.1523],
+  [15.0014, 45.1523],
+  [15.0014, 45.1543],
+  [14.9994, 45.1543],
+  [14.9994, 45.1523],
+];
 
 describe('request details', () => {
   let app: FastifyInstance;
@@ -21,7 +27,11 @@ describe('request details', () => {
     expect(res.headers['x-request-id']).toBe('job-42.a_b:c');
   });
 
-  it.each([['too long', 'x'.repeat(129)], ['spaces and quotes', 'a b"c'], ['empty', '']])('replaces an x-request-id that is %s', async (_n, id) => {
+  it.each([
+    ['too long', 'x'.repeat(129)],
+    ['spaces and quotes', 'a b"c'],
+    ['empty', ''],
+  ])('replaces an x-request-id that is %s', async (_n, id) => {
     const res = await post({ url: TINY, aoi: { type: 'Polygon', coordinates: [RING] } }, { 'x-request-id': id });
     expect(res.headers['x-request-id']).not.toBe(id);
     expect(String(res.headers['x-request-id'])).toMatch(/^[0-9a-f-]{36}$/);
@@ -29,7 +39,11 @@ describe('request details', () => {
 
   it('accepts a GeoJSON bbox member (RFC 7946 §5) and answers as without it', async () => {
     const plain = await post({ url: TINY, aoi: { type: 'Polygon', coordinates: [RING] }, stats: ['count', 'sum'] });
-    const withBBox = await post({ url: TINY, aoi: { type: 'Polygon', coordinates: [RING], bbox: [14.9994, 45.1523, 15.0014, 45.1543] }, stats: ['count', 'sum'] });
+    const withBBox = await post({
+      url: TINY,
+      aoi: { type: 'Polygon', coordinates: [RING], bbox: [14.9994, 45.1523, 15.0014, 45.1543] },
+      stats: ['count', 'sum'],
+    });
     expect(withBBox.statusCode).toBe(200);
     expect(withBBox.json()).toEqual(plain.json());
     expect(plain.json().band_1.count).toBe(23);

@@ -23,7 +23,15 @@ const BIG_BYTES = readFileSync(join(FIXTURES, BIG_PATH));
 /** Covers the whole tiny grid (6 × 4 px of 10 m from UTM 33N x=500000, y=5000000). */
 const AOI = {
   type: 'Polygon',
-  coordinates: [[[14.9994, 45.1523], [15.0014, 45.1523], [15.0014, 45.1543], [14.9994, 45.1543], [14.9994, 45.1523]]],
+  coordinates: [
+    [
+      [14.9994, 45.1523],
+      [15.0014, 45.1523],
+      [15.0014, 45.1543],
+      [14.9994, 45.1543],
+      [14.9994, 45.1523],
+    ],
+  ],
 };
 const STATS = ['count', 'min', 'max', 'mean', 'sum', 'std', 'median', 'percentile_25', 'range', 'majority', 'minority', 'unique', 'freq_hist', 'nodata'];
 
@@ -206,7 +214,13 @@ describe('the raster endpoint over each source kind', () => {
     const insideTile = (tx: number, ty: number) => utmRect(tileX(tx) + 500, tileY(ty + 1) + 500, tileX(tx + 1) - 500, tileY(ty) - 500);
 
     it('the tiles used below lie past the 64 KiB header window (so no cache could serve them)', () => {
-      for (const [tx, ty] of [[2, 4], [3, 4], [2, 5], [3, 5]] as const) expect(index.offsets[ty * 6 + tx]!).toBeGreaterThanOrEqual(header);
+      for (const [tx, ty] of [
+        [2, 4],
+        [3, 4],
+        [2, 5],
+        [3, 5],
+      ] as const)
+        expect(index.offsets[ty * 6 + tx]!).toBeGreaterThanOrEqual(header);
     });
 
     it('a one-tile AOI fetches exactly that tile, and no more bytes than header + tile', async () => {
@@ -238,9 +252,16 @@ describe('the raster endpoint over each source kind', () => {
       expect((body['band_1'] as { count: number }).count).toBeGreaterThan(30_000);
       const span = (r: string): [number, number] => r.slice(6).split('-').map(Number) as [number, number];
       const wanted = [tileRange(2, 4), tileRange(3, 4), tileRange(2, 5), tileRange(3, 5)].map(span).sort((a, b) => a[0] - b[0]);
-      const fetched = log.filter((r) => r.range !== `bytes=0-${header - 1}`).map((r) => span(r.range as string)).sort((a, b) => a[0] - b[0]);
+      const fetched = log
+        .filter((r) => r.range !== `bytes=0-${header - 1}`)
+        .map((r) => span(r.range as string))
+        .sort((a, b) => a[0] - b[0]);
       // Every tile lies inside one fetched range, and no byte is fetched twice.
-      for (const [a, b] of wanted) expect(fetched.some(([s, e]) => s <= a && b <= e), `tile ${a}-${b}`).toBe(true);
+      for (const [a, b] of wanted)
+        expect(
+          fetched.some(([s, e]) => s <= a && b <= e),
+          `tile ${a}-${b}`,
+        ).toBe(true);
       for (let i = 1; i < fetched.length; i++) expect((fetched[i] as [number, number])[0]).toBeGreaterThan((fetched[i - 1] as [number, number])[1]);
       // Fetched bytes beyond the 4 tiles are only the gaps inside merged reads, each at most MERGE_GAP.
       const tileBytesSum = wanted.reduce((n, [a, b]) => n + b - a + 1, 0);

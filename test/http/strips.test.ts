@@ -30,7 +30,13 @@ function rowsZone(row0: number, row1: number, col0 = 0, col1 = 5000): [number, n
   const x1 = 500000 + 10 * col1 - 3;
   const y0 = 5100000 - 10 * row1 + 3;
   const y1 = 5100000 - 10 * row0 - 3;
-  const ring = [[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]] as [number, number][];
+  const ring = [
+    [x0, y0],
+    [x1, y0],
+    [x1, y1],
+    [x0, y1],
+    [x0, y0],
+  ] as [number, number][];
   return ring.map((p) => proj4(UTM, 'WGS84', p) as [number, number]);
 }
 
@@ -73,12 +79,18 @@ describe('one-row strips over the Range server', () => {
     const headerEnd = header.reduce((m, r) => Math.max(m, Number(/-(\d+)$/.exec(r.range ?? '')?.[1] ?? 0) + 1), 0);
     // Strips inside the header read come from it; every other byte read is a wanted strip's.
     let fromHeader = 0;
-    for (let row = 1000; row < 3000; row++) if ((index.offsets[row] as number) + (index.counts[row] as number) <= headerEnd) fromHeader += index.counts[row] as number;
+    for (let row = 1000; row < 3000; row++)
+      if ((index.offsets[row] as number) + (index.counts[row] as number) <= headerEnd) fromHeader += index.counts[row] as number;
     expect(strips.reduce((n, r) => n + r.bytesSent, 0)).toBe(wanted - fromHeader);
   });
 
   it('many zones stream: the first line leaves when a small part of the file has been read', async () => {
-    const zones = Array.from({ length: 200 }, (_, i) => ({ type: 'Feature', id: i, properties: {}, geometry: { type: 'Polygon', coordinates: [rowsZone(25 * i, 25 * i + 20)] } }));
+    const zones = Array.from({ length: 200 }, (_, i) => ({
+      type: 'Feature',
+      id: i,
+      properties: {},
+      geometry: { type: 'Polygon', coordinates: [rowsZone(25 * i, 25 * i + 20)] },
+    }));
     const before = web.requests.length;
     const sent = () => web.requests.slice(before).reduce((n, r) => n + r.bytesSent, 0);
     const res = await fetch(`${base}/api/v1/zonal-stats/raster`, {
@@ -95,7 +107,10 @@ describe('one-row strips over the Range server', () => {
       if (done) break;
       text += new TextDecoder().decode(value);
     }
-    const lines = text.trim().split('\n').map((l) => JSON.parse(l) as { index: number; statistics: { band_1: { count: number } } });
+    const lines = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { index: number; statistics: { band_1: { count: number } } });
     expect(lines.map((l) => l.index)).toEqual(zones.map((_, i) => i));
     // Each zone: about 20 rows × 5000 columns (its lon/lat edges bow a little in UTM), less the nodata band.
     for (const l of lines) expect(l.statistics.band_1.count).toBeGreaterThan(90_000);
@@ -105,7 +120,11 @@ describe('one-row strips over the Range server', () => {
 
   it('a client that disconnects stops the work', async () => {
     // 2400 zones of 2 rows each: 4800 strips, all the file but its last rows.
-    const zones = Array.from({ length: 2400 }, (_, i) => ({ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [rowsZone(2 * i, 2 * i + 2)] } }));
+    const zones = Array.from({ length: 2400 }, (_, i) => ({
+      type: 'Feature',
+      properties: {},
+      geometry: { type: 'Polygon', coordinates: [rowsZone(2 * i, 2 * i + 2)] },
+    }));
     const body = JSON.stringify({ url: web.url(PATH), aoi: { type: 'FeatureCollection', features: zones }, stats: ['count'] });
     const before = web.requests.length;
     const sent = () => web.requests.slice(before).reduce((n, r) => n + r.bytesSent, 0);
@@ -113,7 +132,13 @@ describe('one-row strips over the Range server', () => {
     // node:http, so that the socket really closes when the client gives up (fetch's abort may keep it).
     await new Promise<void>((resolve, reject) => {
       const req = request(
-        { host: url.hostname, port: url.port, path: '/api/v1/zonal-stats/raster', method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/x-ndjson', 'content-length': Buffer.byteLength(body) } },
+        {
+          host: url.hostname,
+          port: url.port,
+          path: '/api/v1/zonal-stats/raster',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/x-ndjson', 'content-length': Buffer.byteLength(body) },
+        },
         (res) => res.once('data', () => (req.destroy(), resolve())),
       );
       req.on('error', (e) => (e.message === 'socket hang up' ? undefined : reject(e)));

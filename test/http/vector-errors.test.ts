@@ -23,11 +23,44 @@ const SQUARES = read('vector/squares.parquet');
 const NO_GEO = read('vector/no_geo.parquet');
 
 /** squares.parquet's A [0,2]² and B [3,4]×[0,1] are inside, the rest outside (see fixtures/README.md). */
-const SQ_AOI = { type: 'Polygon', coordinates: [[[-0.5, -0.5], [4.5, -0.5], [4.5, 2.5], [-0.5, 2.5], [-0.5, -0.5]]] };
+const SQ_AOI = {
+  type: 'Polygon',
+  coordinates: [
+    [
+      [-0.5, -0.5],
+      [4.5, -0.5],
+      [4.5, 2.5],
+      [-0.5, 2.5],
+      [-0.5, -0.5],
+    ],
+  ],
+};
 /** Over Raleigh–Durham (nc.parquet). */
-const NC_AOI = { type: 'Polygon', coordinates: [[[-79.2, 35.6], [-78.4, 35.6], [-78.4, 36.2], [-79.2, 36.2], [-79.2, 35.6]]] };
+const NC_AOI = {
+  type: 'Polygon',
+  coordinates: [
+    [
+      [-79.2, 35.6],
+      [-78.4, 35.6],
+      [-78.4, 36.2],
+      [-79.2, 36.2],
+      [-79.2, 35.6],
+    ],
+  ],
+};
 /** Covers all of many_groups.parquet (10 … 14.99° E, 40 … 43.9° N). */
-const ALL_GROUPS_AOI = { type: 'Polygon', coordinates: [[[9.5, 39.5], [15.5, 39.5], [15.5, 44.5], [9.5, 44.5], [9.5, 39.5]]] };
+const ALL_GROUPS_AOI = {
+  type: 'Polygon',
+  coordinates: [
+    [
+      [9.5, 39.5],
+      [15.5, 39.5],
+      [15.5, 44.5],
+      [9.5, 44.5],
+      [9.5, 39.5],
+    ],
+  ],
+};
 
 /** Things a `detail` must never contain (CONTRACT §6). */
 const LEAKS: readonly Leak[] = [
@@ -129,7 +162,11 @@ describe('problem+json for every error of the vector endpoint', () => {
         '/wkt.parquet': patchFooter(SQUARES, '"encoding":"WKB"', '"encoding":"WKT"'),
         '/no-geom-column.parquet': patchFooter(NO_GEO, 'the_geom', 'the_gexm'),
         '/bad-geo-json.parquet': patchFooter(SQUARES, '{"version"', '["version"'),
-        '/projected-no-id.parquet': patchFooter(patchFooter(NC, '"type":"GeographicCRS",', '"type":"ProjectedCRS" ,'), '"id":{"authority"', '"xx":{"authority"'),
+        '/projected-no-id.parquet': patchFooter(
+          patchFooter(NC, '"type":"GeographicCRS",', '"type":"ProjectedCRS" ,'),
+          '"id":{"authority"',
+          '"xx":{"authority"',
+        ),
       },
     });
   });
@@ -191,7 +228,12 @@ describe('problem+json for every error of the vector endpoint', () => {
     });
 
     it('a request body that is not JSON is 415 too (and bad JSON 400)', async () => {
-      const text = await app.inject({ method: 'POST', url: VECTOR, payload: JSON.stringify(ok('/vector/squares.parquet')), headers: { 'content-type': 'text/plain' } });
+      const text = await app.inject({
+        method: 'POST',
+        url: VECTOR,
+        payload: JSON.stringify(ok('/vector/squares.parquet')),
+        headers: { 'content-type': 'text/plain' },
+      });
       expectProblem(text, 415, 'unsupported_media_type');
       const bad = await app.inject({ method: 'POST', url: VECTOR, payload: '{"url": ', headers: { 'content-type': 'application/json' } });
       expectProblem(bad, 400, 'bad_json');
@@ -218,7 +260,9 @@ describe('problem+json for every error of the vector endpoint', () => {
         const payload = { url: web.url('/vector/squares.parquet'), ...fields };
         const body = expectSchemaError(await post(payload), path);
         // A value outside a list names the allowed values; other schema errors say what is invalid.
-        expect(body.detail).toMatch(path === '/weighting_method' ? /^\/weighting_method is "(weight|AREA)"; it must be one of area, ratio\.$/ : /request is invalid|invalid/i);
+        expect(body.detail).toMatch(
+          path === '/weighting_method' ? /^\/weighting_method is "(weight|AREA)"; it must be one of area, ratio\.$/ : /request is invalid|invalid/i,
+        );
       });
       expect(n).toBe(0);
     });
@@ -227,7 +271,8 @@ describe('problem+json for every error of the vector endpoint', () => {
       const n = await ioDuring(async () => {
         const body = expectProblem(await post(ok('/vector/squares.parquet', { stats: ['mean', 'avg'] })), 422, 'unknown_stat');
         expect(body.detail).toContain('avg');
-        for (const name of ['count', 'min', 'max', 'mean', 'sum', 'std', 'median', 'majority', 'unique', 'freq_hist', 'density']) expect(body.detail).toContain(name);
+        for (const name of ['count', 'min', 'max', 'mean', 'sum', 'std', 'median', 'majority', 'unique', 'freq_hist', 'density'])
+          expect(body.detail).toContain(name);
         expect(body.detail).not.toContain('nodata');
         expect(body.errors?.[0]?.path).toBe('/stats/1');
       });
@@ -244,7 +289,18 @@ describe('problem+json for every error of the vector endpoint', () => {
     });
 
     it('an invalid AOI (bow tie) is invalid_geometry', async () => {
-      const bowtie = { type: 'Polygon', coordinates: [[[0, 0], [2, 2], [2, 0], [0, 2], [0, 0]]] };
+      const bowtie = {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [0, 0],
+            [2, 2],
+            [2, 0],
+            [0, 2],
+            [0, 0],
+          ],
+        ],
+      };
       const body = expectProblem(await post(ok('/vector/squares.parquet', { aoi: bowtie })), 422, 'invalid_geometry');
       expect(body.detail).toMatch(/intersect|cross/i);
     });
@@ -256,7 +312,7 @@ describe('problem+json for every error of the vector endpoint', () => {
   });
 
   describe('422: the file', () => {
-    it('a column the file lacks names it and lists the file\'s columns', async () => {
+    it("a column the file lacks names it and lists the file's columns", async () => {
       const body = expectProblem(await post({ url: web.url('/vector/nc.parquet'), aoi: NC_AOI, columns: ['BIR74', 'nope'] }), 422, 'unknown_column');
       expect(body.detail).toContain('nope');
       for (const c of ['AREA', 'PERIMETER', 'CNTY_', 'NAME', 'FIPS', 'BIR74', 'SID74', 'NWBIR79']) expect(body.detail).toContain(c);
@@ -282,7 +338,18 @@ describe('problem+json for every error of the vector endpoint', () => {
     });
 
     it('only boolean and text columns (types.parquet flag, label) is no_numeric_column', async () => {
-      const aoi = { type: 'Polygon', coordinates: [[[-0.5, -0.5], [11.5, -0.5], [11.5, 1.5], [-0.5, 1.5], [-0.5, -0.5]]] };
+      const aoi = {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [-0.5, -0.5],
+            [11.5, -0.5],
+            [11.5, 1.5],
+            [-0.5, 1.5],
+            [-0.5, -0.5],
+          ],
+        ],
+      };
       expectProblem(await post({ url: web.url('/vector/types.parquet'), aoi, columns: ['flag', 'LABEL'] }), 422, 'no_numeric_column');
     });
 
@@ -323,7 +390,24 @@ describe('problem+json for every error of the vector endpoint', () => {
       const body = expectProblem(await post({ url: web.url('/no-geom-column.parquet'), aoi: SQ_AOI, columns: ['score'] }), 422, 'invalid_source');
       expect(body.detail).toContain('geometry_column');
       // (control) naming the column makes the same file work.
-      const named = await post({ url: web.url('/no-geom-column.parquet'), aoi: { type: 'Polygon', coordinates: [[[20, -1], [26, -1], [26, 1], [20, 1], [20, -1]]] }, columns: ['score'], geometry_column: 'THE_GEXM', stats: ['count'] });
+      const named = await post({
+        url: web.url('/no-geom-column.parquet'),
+        aoi: {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [20, -1],
+              [26, -1],
+              [26, 1],
+              [20, 1],
+              [20, -1],
+            ],
+          ],
+        },
+        columns: ['score'],
+        geometry_column: 'THE_GEXM',
+        stats: ['count'],
+      });
       expect(named.statusCode, named.body).toBe(200);
     });
 
@@ -343,7 +427,11 @@ describe('problem+json for every error of the vector endpoint', () => {
     });
 
     it('unique over more than 10,000 distinct values (many_groups id, 20,000 rows)', async () => {
-      const body = expectProblem(await post({ url: web.url('/vector/many_groups.parquet'), aoi: ALL_GROUPS_AOI, columns: ['id'], stats: ['count', 'unique'] }), 422, 'too_many_unique_values');
+      const body = expectProblem(
+        await post({ url: web.url('/vector/many_groups.parquet'), aoi: ALL_GROUPS_AOI, columns: ['id'], stats: ['count', 'unique'] }),
+        422,
+        'too_many_unique_values',
+      );
       expect(body.detail).toContain('10,000');
     });
   });
@@ -357,7 +445,11 @@ describe('problem+json for every error of the vector endpoint', () => {
 
     it('maxFeatures 10 on many_groups with an AOI over all of it: the limit and the figure, and no data read', async () => {
       const before = web.requests.length;
-      const body = expectProblem(await post({ url: web.url('/vector/many_groups.parquet'), aoi: ALL_GROUPS_AOI, columns: ['value'] }, capped), 422, 'too_many_features');
+      const body = expectProblem(
+        await post({ url: web.url('/vector/many_groups.parquet'), aoi: ALL_GROUPS_AOI, columns: ['value'] }, capped),
+        422,
+        'too_many_features',
+      );
       expect(body.detail).toContain('20,000');
       expect(body.detail).toMatch(/\b10\b/);
       expect(body['limit_features']).toBe(10);

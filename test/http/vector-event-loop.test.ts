@@ -75,7 +75,18 @@ const summary = (l: number[]) => {
 /** Every feature of many_groups.parquet (10 … 14.99° E, 40 … 43.9° N), two columns, quantiles included. */
 const FULL = {
   url: fixtureUrl('vector/many_groups.parquet'),
-  aoi: { type: 'Polygon', coordinates: [[[9.5, 39.5], [15.5, 39.5], [15.5, 44.5], [9.5, 44.5], [9.5, 39.5]]] },
+  aoi: {
+    type: 'Polygon',
+    coordinates: [
+      [
+        [9.5, 39.5],
+        [15.5, 39.5],
+        [15.5, 44.5],
+        [9.5, 44.5],
+        [9.5, 39.5],
+      ],
+    ],
+  },
   columns: ['value', 'pop'],
   stats: ['count', 'min', 'max', 'mean', 'sum', 'std', 'median', 'percentile_90', 'density'],
 };
@@ -136,7 +147,18 @@ describe('the event loop stays free during a large vector request', () => {
   // The data_area union runs in the worker pool, off the event loop.
   it('4,000 features (data_area by union): /health within 100 ms every time', async () => {
     // Rows 0 … 24 end at 40 + 24/32 + 3/128 = 40.7734375; row 25 starts at 40.78125.
-    const aoi = { type: 'Polygon', coordinates: [[[9.5, 39.5], [15.5, 39.5], [15.5, 40.777], [9.5, 40.777], [9.5, 39.5]]] };
+    const aoi = {
+      type: 'Polygon',
+      coordinates: [
+        [
+          [9.5, 39.5],
+          [15.5, 39.5],
+          [15.5, 40.777],
+          [9.5, 40.777],
+          [9.5, 39.5],
+        ],
+      ],
+    };
     const { res, latencies } = await whilePolling(base, {
       url: fixtureUrl('vector/many_groups.parquet'),
       aoi,

@@ -23,7 +23,18 @@ describe('GeoParquet footer cache', () => {
     const footerStart = bytes.length - 8 - footerLength;
     const body = {
       url: web.url('/vector/many_groups.parquet'),
-      aoi: { type: 'Polygon', coordinates: [[[0.01, 0.01], [0.05, 0.01], [0.05, 0.05], [0.01, 0.05], [0.01, 0.01]]] },
+      aoi: {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [0.01, 0.01],
+            [0.05, 0.01],
+            [0.05, 0.05],
+            [0.01, 0.05],
+            [0.01, 0.01],
+          ],
+        ],
+      },
       columns: ['value'],
       stats: ['count', 'sum'],
     };
@@ -31,7 +42,11 @@ describe('GeoParquet footer cache', () => {
       const before = web.requests.length;
       const res = await app.inject({ method: 'POST', url: '/api/v1/zonal-stats/vector', payload: body });
       expect(res.statusCode, res.body).toBe(200);
-      const ranges = web.requests.slice(before).map((r) => /bytes=(\d+)-(\d+)/.exec(r.range ?? '')).filter((m) => m !== null).map((m) => [Number(m![1]), Number(m![2])]);
+      const ranges = web.requests
+        .slice(before)
+        .map((r) => /bytes=(\d+)-(\d+)/.exec(r.range ?? ''))
+        .filter((m) => m !== null)
+        .map((m) => [Number(m![1]), Number(m![2])]);
       return { json: res.json(), ranges };
     };
     const first = await ask();

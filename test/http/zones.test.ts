@@ -10,12 +10,43 @@ import { buildTestApp, fixtureUrl } from '../helpers/build-app.ts';
 
 const TINY = fixtureUrl('raster/synthetic/tiny_int16.tif');
 const NC = fixtureUrl('demo/nc.parquet');
-const RING: [number, number][] = [[14.9994, 45.1523], [15.0014, 45.1523], [15.0014, 45.1543], [14.9994, 45.1543], [14.9994, 45.1523]];
-const SQUARE = (x: number, y: number, d: number) => ({ type: 'Polygon', coordinates: [[[x, y], [x + d, y], [x + d, y + d], [x, y + d], [x, y]]] });
+const RING: [number, number][] = [
+  [14.9994, 45.1523],
+  [15.0014, 45.1523],
+  [15.0014, 45.1543],
+  [14.9994, 45.1543],
+  [14.9994, 45.1523],
+];
+const SQUARE = (x: number, y: number, d: number) => ({
+  type: 'Polygon',
+  coordinates: [
+    [
+      [x, y],
+      [x + d, y],
+      [x + d, y + d],
+      [x, y + d],
+      [x, y],
+    ],
+  ],
+});
 
 const ZONES = [
   { type: 'Feature', id: 'a', properties: { name: 'A, "one"', n: 1 }, geometry: { type: 'Polygon', coordinates: [RING] } },
-  { type: 'Feature', id: 7, properties: null, geometry: { type: 'Polygon', coordinates: [[[0, 0], [1, 1], [0, 0]]] } },
+  {
+    type: 'Feature',
+    id: 7,
+    properties: null,
+    geometry: {
+      type: 'Polygon',
+      coordinates: [
+        [
+          [0, 0],
+          [1, 1],
+          [0, 0],
+        ],
+      ],
+    },
+  },
   { type: 'Feature', properties: { name: 'pt' }, geometry: { type: 'Point', coordinates: [15.0004, 45.1533] } },
   { type: 'Feature', properties: { name: 'circle' }, geometry: { type: 'Point', coordinates: [15.0004, 45.1533] } },
   { type: 'Feature', properties: { name: 'bad lon' }, geometry: { type: 'Point', coordinates: [500, 45] } },
@@ -66,15 +97,27 @@ describe('FeatureCollection aoi (CONTRACT §8)', () => {
   it('NDJSON: one line per zone in input order, with index, id, properties and statistics or error', async () => {
     const res = await post('raster', { url: TINY, aoi: { type: 'FeatureCollection', features: ZONES }, stats: ['count'] }, 'application/x-ndjson');
     expect(res.headers['content-type']).toMatch(/^application\/x-ndjson/);
-    const lines = res.body.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = res.body
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.index)).toEqual([0, 1, 2, 3, 4]);
-    expect(lines[0]).toEqual({ index: 0, id: 'a', properties: { name: 'A, "one"', n: 1 }, statistics: { band_1: { count: 23, aoi_area: expect.any(Number), data_area: expect.any(Number) } } });
+    expect(lines[0]).toEqual({
+      index: 0,
+      id: 'a',
+      properties: { name: 'A, "one"', n: 1 },
+      statistics: { band_1: { count: 23, aoi_area: expect.any(Number), data_area: expect.any(Number) } },
+    });
     expect(lines[1].error.code).toBe('validation_failed');
     expect(lines[2].statistics.band_1.count).toBe(1);
   });
 
   it('CSV: one row per zone and band, property columns, JSON text for lists, the error columns', async () => {
-    const res = await post('raster', { url: TINY, aoi: { type: 'FeatureCollection', features: ZONES.slice(0, 3) }, stats: ['count', 'unique'], bands: [1] }, 'text/csv');
+    const res = await post(
+      'raster',
+      { url: TINY, aoi: { type: 'FeatureCollection', features: ZONES.slice(0, 3) }, stats: ['count', 'unique'], bands: [1] },
+      'text/csv',
+    );
     expect(res.headers['content-type']).toMatch(/^text\/csv/);
     const rows = res.body.trim().split('\r\n');
     expect(rows[0]).toBe('index,id,name,n,band,count,unique,aoi_area,data_area,error_code,error_detail');

@@ -43,7 +43,11 @@ function source(file: string): MemorySource {
 }
 
 /** Every pixel of level 0, decoded as the fold decodes it: per band, row-major; and the mask if any. */
-async function decodeAll(level: RasterLevel, bands: number, reader: Awaited<ReturnType<typeof openRaster>>): Promise<{ bands: number[][]; mask: number[] | null }> {
+async function decodeAll(
+  level: RasterLevel,
+  bands: number,
+  reader: Awaited<ReturnType<typeof openRaster>>,
+): Promise<{ bands: number[][]; mask: number[] | null }> {
   const { ifd, mask, grid } = level;
   const { codec } = ifd;
   const across = Math.ceil(grid.width / ifd.tileWidth);
@@ -104,48 +108,56 @@ describe('GeoTIFF conformance corpus (GDAL-decoded pixels)', () => {
     expect((err as ZonalError).message.length).toBeGreaterThan(20);
   });
 
-  it.each(entries.filter((e) => e.expect === 'read').flatMap((e) => BACKENDS.map((b) => [e.file, b, e] as const)))('%s (%s): every pixel as GDAL decodes it', async (_f, backend, entry) => {
-    useInflateBackend(backend);
-    const reader = await openRaster(source(entry.file));
-    const level = reader.info.levels[0] as RasterLevel;
-    expect(reader.info.bandCount).toBe(entry.bands);
-    expect([level.grid.width, level.grid.height]).toEqual([entry.width, entry.height]);
-    if (entry.geotransform) {
-      const g = level.grid;
-      const got = [g.x0, g.dx, g.rx ?? 0, g.y0, g.ry ?? 0, g.dy];
-      entry.geotransform.forEach((want, i) => expect(Math.abs((got[i] as number) - want), `geotransform[${i}]`).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(want))));
-    }
-    const want = JSON.parse(readFileSync(new URL(`pixels/${entry.pixels ?? ''}`, DIR), 'utf8')) as Record<string, (number | null)[]>;
-    const got = await decodeAll(level, entry.bands, reader);
-    for (let b = 0; b < entry.bands; b++) {
-      const w = want[`band_${b + 1}`] as (number | null)[];
-      const g = got.bands[b] as number[];
-      expect(g.length).toBe(w.length);
-      let worst = 0;
-      let exact = 0;
-      let firstBad = -1;
-      for (let i = 0; i < w.length; i++) {
-        const wv = w[i];
-        const gv = g[i] as number;
-        const same = wv === null ? Number.isNaN(gv) : gv === wv;
-        if (same) {
-          exact++;
-          continue;
+  it.each(entries.filter((e) => e.expect === 'read').flatMap((e) => BACKENDS.map((b) => [e.file, b, e] as const)))(
+    '%s (%s): every pixel as GDAL decodes it',
+    async (_f, backend, entry) => {
+      useInflateBackend(backend);
+      const reader = await openRaster(source(entry.file));
+      const level = reader.info.levels[0] as RasterLevel;
+      expect(reader.info.bandCount).toBe(entry.bands);
+      expect([level.grid.width, level.grid.height]).toEqual([entry.width, entry.height]);
+      if (entry.geotransform) {
+        const g = level.grid;
+        const got = [g.x0, g.dx, g.rx ?? 0, g.y0, g.ry ?? 0, g.dy];
+        entry.geotransform.forEach((want, i) =>
+          expect(Math.abs((got[i] as number) - want), `geotransform[${i}]`).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(want))),
+        );
+      }
+      const want = JSON.parse(readFileSync(new URL(`pixels/${entry.pixels ?? ''}`, DIR), 'utf8')) as Record<string, (number | null)[]>;
+      const got = await decodeAll(level, entry.bands, reader);
+      for (let b = 0; b < entry.bands; b++) {
+        const w = want[`band_${b + 1}`] as (number | null)[];
+        const g = got.bands[b] as number[];
+        expect(g.length).toBe(w.length);
+        let worst = 0;
+        let exact = 0;
+        let firstBad = -1;
+        for (let i = 0; i < w.length; i++) {
+          const wv = w[i];
+          const gv = g[i] as number;
+          const same = wv === null ? Number.isNaN(gv) : gv === wv;
+          if (same) {
+            exact++;
+            continue;
+          }
+          const d = wv === null || Number.isNaN(gv) ? Infinity : Math.abs(gv - wv);
+          if (d > worst) worst = d;
+          if (firstBad < 0) firstBad = i;
         }
-        const d = wv === null || Number.isNaN(gv) ? Infinity : Math.abs(gv - wv);
-        if (d > worst) worst = d;
-        if (firstBad < 0) firstBad = i;
+        const where =
+          firstBad < 0
+            ? ''
+            : ` first at pixel ${firstBad} (row ${Math.floor(firstBad / entry.width)}, col ${firstBad % entry.width}): got ${g[firstBad]}, GDAL ${w[firstBad]}`;
+        if (entry.lossy) {
+          expect(worst, `band ${b + 1}: largest difference ${worst} levels${where}`).toBeLessThanOrEqual(1);
+        } else {
+          expect(exact, `band ${b + 1}: ${w.length - exact} pixels differ${where}`).toBe(w.length);
+        }
       }
-      const where = firstBad < 0 ? '' : ` first at pixel ${firstBad} (row ${Math.floor(firstBad / entry.width)}, col ${firstBad % entry.width}): got ${g[firstBad]}, GDAL ${w[firstBad]}`;
-      if (entry.lossy) {
-        expect(worst, `band ${b + 1}: largest difference ${worst} levels${where}`).toBeLessThanOrEqual(1);
-      } else {
-        expect(exact, `band ${b + 1}: ${w.length - exact} pixels differ${where}`).toBe(w.length);
+      if (want['mask']) {
+        expect(got.mask, 'the file has a mask').not.toBeNull();
+        expect(got.mask).toEqual(want['mask']);
       }
-    }
-    if (want['mask']) {
-      expect(got.mask, 'the file has a mask').not.toBeNull();
-      expect(got.mask).toEqual(want['mask']);
-    }
-  });
+    },
+  );
 });

@@ -29,8 +29,9 @@ interface Entry {
 
 const DIR = new URL('../../fixtures/conformance/', import.meta.url);
 const manifest = JSON.parse(readFileSync(new URL('manifest.json', DIR), 'utf8')) as Entry[] | { files: Entry[] };
-const entries = (Array.isArray(manifest) ? manifest : manifest.files)
-  .filter((e) => e.expect === 'read' && (e.compression === 'LZW' || e.compression === 'PACKBITS'));
+const entries = (Array.isArray(manifest) ? manifest : manifest.files).filter(
+  (e) => e.expect === 'read' && (e.compression === 'LZW' || e.compression === 'PACKBITS'),
+);
 
 /** raster/codecs/index.ts's size of a full decoded tile (or strip). */
 function tileBytes(codec: TileCodec): number {
@@ -194,25 +195,31 @@ function samples(): [string, Uint8Array][] {
     ['zeros', (n) => new Uint8Array(n)],
     ['two values', (n) => Uint8Array.from({ length: n }, () => (r() < 40 ? 1 : 0))],
     ['pattern', (n) => Uint8Array.from({ length: n }, (_, i) => (i * 7) % 23)],
-    ['runs', (n) => {
-      const a = new Uint8Array(n);
-      for (let i = 0; i < n;) {
-        const v = r();
-        const len = 1 + (r() % 40);
-        a.fill(v, i, i + len);
-        i += len;
-      }
-      return a;
-    }],
-    ['int16 terrain', (n) => {
-      const a = new Uint8Array(n);
-      for (let i = 0; i + 1 < n; i += 2) {
-        const v = 1000 + Math.round(300 * Math.sin(i / 900)) + (r() % 3);
-        a[i] = v & 255;
-        a[i + 1] = v >> 8;
-      }
-      return a;
-    }],
+    [
+      'runs',
+      (n) => {
+        const a = new Uint8Array(n);
+        for (let i = 0; i < n;) {
+          const v = r();
+          const len = 1 + (r() % 40);
+          a.fill(v, i, i + len);
+          i += len;
+        }
+        return a;
+      },
+    ],
+    [
+      'int16 terrain',
+      (n) => {
+        const a = new Uint8Array(n);
+        for (let i = 0; i + 1 < n; i += 2) {
+          const v = 1000 + Math.round(300 * Math.sin(i / 900)) + (r() % 3);
+          a[i] = v & 255;
+          a[i + 1] = v >> 8;
+        }
+        return a;
+      },
+    ],
   ];
   return kinds.flatMap(([name, make]) => sizes.map((n) => [`${name}, ${n} bytes`, make(n)] as [string, Uint8Array]));
 }

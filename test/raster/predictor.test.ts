@@ -19,7 +19,8 @@ describe('predictors', () => {
     // rows of [a0 b0 a1 b1 a2 b2]; encoded: first pixel as is, then differences per sample
     const values = [10, 500, 13, 400, 65535, 0, 7, 7, 8, 9, 1, 2];
     const enc = new Uint16Array(12);
-    for (let r = 0; r < 2; r++) for (let i = 0; i < 6; i++) enc[r * 6 + i] = i < 2 ? values[r * 6 + i]! : (values[r * 6 + i]! - values[r * 6 + i - 2]!) & 0xffff;
+    for (let r = 0; r < 2; r++)
+      for (let i = 0; i < 6; i++) enc[r * 6 + i] = i < 2 ? values[r * 6 + i]! : (values[r * 6 + i]! - values[r * 6 + i - 2]!) & 0xffff;
     undoHorizontal(enc.buffer, 3, 2, 2, 16);
     expect(Array.from(enc)).toEqual(values);
   });
@@ -59,7 +60,8 @@ describe('predictor 2 on 16-bit samples, two per word', () => {
       let s = 12345;
       for (let i = 0; i < enc.length; i++) enc[i] = (s = (Math.imul(s, 1103515245) + 12345) >>> 0) >>> 16;
       const expected = enc.slice();
-      for (let r = 0; r < rows; r++) for (let c = 1; c < width; c++) expected[r * width + c] = ((expected[r * width + c - 1] as number) + (expected[r * width + c] as number)) & 0xffff;
+      for (let r = 0; r < rows; r++)
+        for (let c = 1; c < width; c++) expected[r * width + c] = ((expected[r * width + c - 1] as number) + (expected[r * width + c] as number)) & 0xffff;
       const whole = enc.slice();
       undoHorizontal(whole.buffer, width, rows, 1, 16);
       expect(Array.from(whole), `width ${width}`).toEqual(Array.from(expected));

@@ -85,7 +85,9 @@ describe('toSamples', () => {
   it('reads 24-bit samples as GDAL does: big-endian triples in little-endian files and the reverse', () => {
     // GDAL 3.6 wrote 0x90526a into a little-endian file as the bytes 90 52 6a.
     expect(values(toSamples(codec({ bitsPerSample: [24], tileWidth: 2 }), raw([0x90, 0x52, 0x6a, 0, 0, 9]), 1).array)).toEqual([0x90526a, 9]);
-    expect(values(toSamples(codec({ bitsPerSample: [24], tileWidth: 2, littleEndian: false }), raw([1, 2, 3, 0xff, 0xff, 0xff]), 1).array)).toEqual([0x030201, 0xffffff]);
+    expect(values(toSamples(codec({ bitsPerSample: [24], tileWidth: 2, littleEndian: false }), raw([1, 2, 3, 0xff, 0xff, 0xff]), 1).array)).toEqual([
+      0x030201, 0xffffff,
+    ]);
   });
 
   it('reads 64-bit big-endian integers exactly, with predictor 2', () => {

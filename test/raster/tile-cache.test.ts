@@ -43,7 +43,11 @@ describe('decoded tiles in the raster fold', () => {
   });
   afterAll(async () => app.close());
   const ask = () =>
-    app.inject({ method: 'POST', url: '/api/v1/zonal-stats/raster', payload: { url: `file://${join(dir, 'tiny.tif')}`, aoi: { type: 'Point', coordinates: [15.0004, 45.1533] }, stats: ['count', 'mean'] } });
+    app.inject({
+      method: 'POST',
+      url: '/api/v1/zonal-stats/raster',
+      payload: { url: `file://${join(dir, 'tiny.tif')}`, aoi: { type: 'Point', coordinates: [15.0004, 45.1533] }, stats: ['count', 'mean'] },
+    });
 
   it('a tile asked for a second time is kept: from the third request on it is not decoded, and the answer is the same', async () => {
     const first = await ask();
@@ -91,8 +95,24 @@ describe('the process-wide decoded-tile cache, with two worker threads, over HTT
   });
   // L7_ETMs.cog.tif: 349 × 352 pixels, 6 bands, in 128 × 128 tiles (3 × 3), 751 KiB, most of it past the
   // 64 KiB header read; this polygon covers all nine tiles.
-  const polygon = { type: 'Polygon', coordinates: [[[-34.91, -8.0336], [-34.8329, -8.0339], [-34.8326, -7.9571], [-34.9096, -7.9567], [-34.91, -8.0336]]] };
-  const ask = (aoi: unknown) => app.inject({ method: 'POST', url: '/api/v1/zonal-stats/raster', payload: { url: web.url('/l7.tif'), aoi, bands: [1, 4], stats: ['count', 'mean', 'min', 'max'] } });
+  const polygon = {
+    type: 'Polygon',
+    coordinates: [
+      [
+        [-34.91, -8.0336],
+        [-34.8329, -8.0339],
+        [-34.8326, -7.9571],
+        [-34.9096, -7.9567],
+        [-34.91, -8.0336],
+      ],
+    ],
+  };
+  const ask = (aoi: unknown) =>
+    app.inject({
+      method: 'POST',
+      url: '/api/v1/zonal-stats/raster',
+      payload: { url: web.url('/l7.tif'), aoi, bands: [1, 4], stats: ['count', 'mean', 'min', 'max'] },
+    });
   const tileReads = (from: number) => web.requests.slice(from).filter((r) => r.method === 'GET' && !/^bytes=0-/.test(r.range ?? ''));
 
   it('a repeated request reads no tile bytes and decodes nothing, whichever worker it lands on (once asked for twice)', async () => {
@@ -117,7 +137,13 @@ describe('the process-wide decoded-tile cache, with two worker threads, over HTT
 
   it('many zones in one request take cached tiles but add none (they would push out the hot ones)', async () => {
     const size = decodedTiles.size;
-    const fc = { type: 'FeatureCollection', features: [{ type: 'Feature', properties: {}, geometry: polygon }, { type: 'Feature', properties: {}, geometry: { type: 'Point', coordinates: [-34.87, -7.995] } }] };
+    const fc = {
+      type: 'FeatureCollection',
+      features: [
+        { type: 'Feature', properties: {}, geometry: polygon },
+        { type: 'Feature', properties: {}, geometry: { type: 'Point', coordinates: [-34.87, -7.995] } },
+      ],
+    };
     const before = web.requests.length;
     const res = await ask(fc);
     expect(res.statusCode).toBe(200);

@@ -27,8 +27,7 @@ function open(cache: ReadCache, path = '/data.bin'): { src: ByteSource; stats: R
   return { src: withReadCache(withCounting(raw, stats), cache), stats };
 }
 
-const same = (buf: ArrayBuffer, offset: number): boolean =>
-  Buffer.from(buf).equals(Buffer.from(data.subarray(offset, offset + buf.byteLength)));
+const same = (buf: ArrayBuffer, offset: number): boolean => Buffer.from(buf).equals(Buffer.from(data.subarray(offset, offset + buf.byteLength)));
 
 describe('withReadCache', () => {
   it('serves a repeated read and any read inside a cached range without a request', async () => {

@@ -71,7 +71,12 @@ export function describeConformance(name: string, backend: () => Backend): void 
 
     it('serves concurrent reads with the right bytes each', async () => {
       const src = await backend().make(data);
-      const ranges = [[0, 100], [50_000, 300], [99_000, 1000], [7, 7]] as const;
+      const ranges = [
+        [0, 100],
+        [50_000, 300],
+        [99_000, 1000],
+        [7, 7],
+      ] as const;
       const got = await Promise.all(ranges.map(([o, l]) => src.read(o, l)));
       got.forEach((buf, i) => {
         const [o, l] = ranges[i]!;
@@ -108,14 +113,17 @@ export function describeConformance(name: string, backend: () => Backend): void 
       await sourceError(src.read(100_000, 1));
     });
 
-    if (backend().missing !== undefined) it('reports a missing object as not_found', async () => {
-      const err = await sourceError((async () => {
-        const src = await backend().missing!();
-        await src.size();
-        return src.read(0, 10);
-      })());
-      expect(err.reason).toBe('not_found');
-    });
+    if (backend().missing !== undefined)
+      it('reports a missing object as not_found', async () => {
+        const err = await sourceError(
+          (async () => {
+            const src = await backend().missing!();
+            await src.size();
+            return src.read(0, 10);
+          })(),
+        );
+        expect(err.reason).toBe('not_found');
+      });
 
     it('rejects with the AbortError of an already aborted signal', async () => {
       const src = await backend().make(data);

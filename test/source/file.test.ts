@@ -43,7 +43,7 @@ describe('FileSource', () => {
     expect(await src.size()).toBe(4_096);
   });
 
-  it('accepts a root that is itself a symlink (roots are realpath\'d)', async () => {
+  it("accepts a root that is itself a symlink (roots are realpath'd)", async () => {
     const src = await FileSource.open(fileUrl(join(root, 'a.bin')), [join(base, 'root-link')]);
     expect(await src.size()).toBe(4_096);
   });
@@ -59,10 +59,7 @@ describe('FileSource', () => {
   });
 
   it('refuses `..` escapes, literal or percent-encoded', async () => {
-    for (const href of [
-      `${pathToFileURL(root).href}/../secret/key.bin`,
-      `${pathToFileURL(root).href}/sub/%2e%2e/%2E%2E/secret/key.bin`,
-    ]) {
+    for (const href of [`${pathToFileURL(root).href}/../secret/key.bin`, `${pathToFileURL(root).href}/sub/%2e%2e/%2E%2E/secret/key.bin`]) {
       const err = await sourceError(FileSource.open(new URL(href), [root]));
       expect(err.reason).toBe('forbidden');
     }

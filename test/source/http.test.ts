@@ -111,7 +111,10 @@ describe('address policy and DNS pinning', () => {
 
   it('refuses a host when any one of its addresses is refused', async () => {
     const resolveHost = (): Promise<{ address: string; family: number }[]> =>
-      Promise.resolve([{ address: '127.0.0.1', family: 4 }, { address: '10.0.0.1', family: 4 }]);
+      Promise.resolve([
+        { address: '127.0.0.1', family: 4 },
+        { address: '10.0.0.1', family: 4 },
+      ]);
     const url = a.url('/data.bin').replace('127.0.0.1', 'mixed.test');
     const err = await sourceError(open(url, { allowPrivateNetworks: ['127.0.0.1/32'], resolveHost }).read(0, 10));
     expect(err.reason).toBe('forbidden');

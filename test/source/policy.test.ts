@@ -158,7 +158,7 @@ describe('insideRoots', () => {
     });
     afterAll(() => rm(base, { recursive: true, force: true }));
 
-    it('a symlink inside the root that points outside is outside once realpath\'d', async () => {
+    it("a symlink inside the root that points outside is outside once realpath'd", async () => {
       const link = join(base, 'data', 'escape.bin');
       expect(insideRoots(resolve(link), [join(base, 'data')])).toBe(true); // lexically inside…
       expect(insideRoots(await realpath(link), [join(base, 'data')])).toBe(false); // …really outside

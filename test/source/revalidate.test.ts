@@ -16,7 +16,8 @@ beforeAll(async () => {
 });
 afterAll(async () => server.close());
 
-const open = (path: string, revalidateMs: number) => new HttpSource(new URL(server.url(path)), { allowPrivateNetworks: true, timeoutMs: 5_000, maxBytes: 1 << 30, revalidateMs });
+const open = (path: string, revalidateMs: number) =>
+  new HttpSource(new URL(server.url(path)), { allowPrivateNetworks: true, timeoutMs: 5_000, maxBytes: 1 << 30, revalidateMs });
 const count = (path: string) => server.requests.filter((r) => r.path === path).length;
 
 describe('revalidation interval', () => {

@@ -113,7 +113,8 @@ describe('STAC endpoints', () => {
   });
   beforeEach(() => clearItemCache());
 
-  const post = (url: string, payload: Record<string, unknown>, target: FastifyInstance = app): Promise<Answer> => target.inject({ method: 'POST', url, payload });
+  const post = (url: string, payload: Record<string, unknown>, target: FastifyInstance = app): Promise<Answer> =>
+    target.inject({ method: 'POST', url, payload });
   /** Serves an Item at `path` on the range server; returns its URL. */
   const putItem = (path: string, assets: Record<string, Record<string, unknown>>): string => {
     web.setFile(path, itemJson(path, assets));
@@ -167,7 +168,7 @@ describe('STAC endpoints', () => {
       expect(new Set(web.requests.slice(before).map((r) => r.path))).toEqual(new Set([ITEM]));
     });
 
-    it('an unknown asset → 422 unknown_asset listing the Item\'s keys', async () => {
+    it("an unknown asset → 422 unknown_asset listing the Item's keys", async () => {
       const body = expectProblem(await post(RASTER_STAC, { ...OLINDA, url: web.url(ITEM), asset: 'B4' }), 422, 'unknown_asset');
       expect(body.detail).toContain('B4');
       expect(body.detail).toContain('etm');
@@ -206,7 +207,10 @@ describe('STAC endpoints', () => {
     it('`ratio` weighting and a point AOI pass through too', async () => {
       for (const name of ['nc_polygon_ratio', 'nc_point_inside']) {
         const body = vectorCaseBody(name);
-        await expectSame(await post(VECTOR_STAC, { ...body, url: web.url(ITEM), asset: 'counties' }), await post(VECTOR, { ...body, url: web.url('/vector/nc.parquet') }));
+        await expectSame(
+          await post(VECTOR_STAC, { ...body, url: web.url(ITEM), asset: 'counties' }),
+          await post(VECTOR, { ...body, url: web.url('/vector/nc.parquet') }),
+        );
       }
     });
 
@@ -290,7 +294,7 @@ describe('STAC endpoints', () => {
       await expectSame(await post(VECTOR_STAC, { ...NC, url }), await post(VECTOR, { ...NC, url: web.url('/vector/nc.parquet') }));
     });
 
-    it('an absolute-path href (`/raster/…`) resolves against the Item\'s origin', async () => {
+    it("an absolute-path href (`/raster/…`) resolves against the Item's origin", async () => {
       const url = putItem('/elsewhere/item.json', { etm: { href: '/raster/L7_ETMs.cog.tif', type: GEOTIFF } });
       await expectSame(await post(RASTER_STAC, { ...OLINDA, url }), await post(RASTER, { ...OLINDA, url: web.url('/raster/L7_ETMs.cog.tif') }));
     });
@@ -316,13 +320,16 @@ describe('STAC endpoints', () => {
       afterAll(async () => rec.close());
 
       it('on the href: kept when the asset is fetched (the server ignores it), answer unchanged', async () => {
-        await expectSame(await post(RASTER_STAC, { ...OLINDA, url: rec.url('/q/item.json') }), await post(RASTER, { ...OLINDA, url: web.url('/raster/L7_ETMs.cog.tif') }));
+        await expectSame(
+          await post(RASTER_STAC, { ...OLINDA, url: rec.url('/q/item.json') }),
+          await post(RASTER, { ...OLINDA, url: web.url('/raster/L7_ETMs.cog.tif') }),
+        );
         const cog = rec.seen.filter((s) => s.startsWith('/raster/L7_ETMs.cog.tif'));
         expect(cog.length).toBeGreaterThan(0);
         expect(new Set(cog)).toEqual(new Set(['/raster/L7_ETMs.cog.tif?token=abc&sig=x%2Fy']));
       });
 
-      it('on the Item URL: the Item is read; a relative href does not inherit the Item\'s query', async () => {
+      it("on the Item URL: the Item is read; a relative href does not inherit the Item's query", async () => {
         rec.seen.length = 0;
         const res = await post(RASTER_STAC, { ...OLINDA, url: `${rec.url('/q/item.json')}?version=3&sig=s`, stats: ['count'] });
         expect(res.statusCode, res.body).toBe(200);
@@ -436,7 +443,10 @@ describe('STAC endpoints', () => {
     });
 
     it('an Item that is a FeatureCollection → 422 invalid_source saying so', async () => {
-      web.setFile('/fc/items.json', JSON.stringify({ type: 'FeatureCollection', features: [JSON.parse(itemJson('a', { etm: { href: '../raster/L7_ETMs.cog.tif' } }))] }));
+      web.setFile(
+        '/fc/items.json',
+        JSON.stringify({ type: 'FeatureCollection', features: [JSON.parse(itemJson('a', { etm: { href: '../raster/L7_ETMs.cog.tif' } }))] }),
+      );
       const body = expectProblem(await post(RASTER_STAC, { ...OLINDA, url: web.url('/fc/items.json') }), 422, 'invalid_source');
       expect(body.detail).toContain('FeatureCollection');
       expectProblem(await post(VECTOR_STAC, { ...NC, url: web.url('/fc/items.json') }), 422, 'invalid_source');
@@ -485,7 +495,10 @@ describe('STAC endpoints', () => {
       web.setFile('/norange/item.json', itemJson('nr', { etm: { href: '../raster/L7_ETMs.cog.tif', type: GEOTIFF } }));
       web.setFault('/norange/item.json', { kind: 'ignoreRange' });
       try {
-        await expectSame(await post(RASTER_STAC, { ...OLINDA, url: web.url('/norange/item.json') }), await post(RASTER, { ...OLINDA, url: web.url('/raster/L7_ETMs.cog.tif') }));
+        await expectSame(
+          await post(RASTER_STAC, { ...OLINDA, url: web.url('/norange/item.json') }),
+          await post(RASTER, { ...OLINDA, url: web.url('/raster/L7_ETMs.cog.tif') }),
+        );
       } finally {
         web.setFault('/norange/item.json', undefined);
       }
@@ -503,7 +516,10 @@ describe('STAC endpoints', () => {
       const target = putItem('/moved/item.json', { etm: { href: web.url('/raster/L7_ETMs.cog.tif'), type: GEOTIFF } });
       web.setFault('/old/abs.json', { kind: 'redirect', location: new URL(target).pathname, status: 301 });
       try {
-        await expectSame(await post(RASTER_STAC, { ...OLINDA, url: web.url('/old/abs.json') }), await post(RASTER, { ...OLINDA, url: web.url('/raster/L7_ETMs.cog.tif') }));
+        await expectSame(
+          await post(RASTER_STAC, { ...OLINDA, url: web.url('/old/abs.json') }),
+          await post(RASTER, { ...OLINDA, url: web.url('/raster/L7_ETMs.cog.tif') }),
+        );
         expect(pathsRequested()).toContain('/moved/item.json');
       } finally {
         web.setFault('/old/abs.json', undefined);
@@ -514,7 +530,10 @@ describe('STAC endpoints', () => {
     it('relative hrefs of a redirected Item resolve against the URL it was read from', async () => {
       web.setFault('/old/olinda.json', { kind: 'redirect', location: '/raster/stac/olinda-l7.json', status: 301 });
       try {
-        await expectSame(await post(RASTER_STAC, { ...OLINDA, url: web.url('/old/olinda.json') }), await post(RASTER, { ...OLINDA, url: web.url('/raster/L7_ETMs.cog.tif') }));
+        await expectSame(
+          await post(RASTER_STAC, { ...OLINDA, url: web.url('/old/olinda.json') }),
+          await post(RASTER, { ...OLINDA, url: web.url('/raster/L7_ETMs.cog.tif') }),
+        );
       } finally {
         web.setFault('/old/olinda.json', undefined);
       }
@@ -603,17 +622,22 @@ describe('STAC endpoints', () => {
       const res = await post(RASTER_STAC, { url, aoi: TINY_ALL, bands: [1, 2, 3], stats: STATS });
       expect(res.statusCode, res.body).toBe(200);
       const body = res.json() as Record<string, Record<string, number>>;
-      const band1 = range(100, 123).filter((v) => v !== 105).map((v) => 2 * v + 1);
+      const band1 = range(100, 123)
+        .filter((v) => v !== 105)
+        .map((v) => 2 * v + 1);
       expect(body['band_1']).toMatchObject({ count: 23, nodata: 1, min: 201, max: 247, sum: sumOf(band1) });
       expect(sumOf(band1)).toBe(5165);
       expect(body['band_2']).toMatchObject({ count: 24, nodata: 0, min: 100, max: 111.5, sum: 2538 });
       expect(body['band_3']).toMatchObject({ count: 24, nodata: 0, min: 300, max: 323, sum: sumOf(range(300, 323)) });
       // The raster endpoint on the same file ignores nothing and applies nothing.
-      const plain = (await post(RASTER, { url: web.url('/raster/synthetic/tiny_multiband.tif'), aoi: TINY_ALL, bands: [1], stats: STATS })).json() as Record<string, Record<string, number>>;
+      const plain = (await post(RASTER, { url: web.url('/raster/synthetic/tiny_multiband.tif'), aoi: TINY_ALL, bands: [1], stats: STATS })).json() as Record<
+        string,
+        Record<string, number>
+      >;
       expect(plain['band_1']).toMatchObject({ count: 24, nodata: 0, min: 100, max: 123 });
     });
 
-    it('tiny_nan (float32, NaN at (0,0) and (1,0), no nodata): the asset\'s nodata 7 and scale 2 offset 1', async () => {
+    it("tiny_nan (float32, NaN at (0,0) and (1,0), no nodata): the asset's nodata 7 and scale 2 offset 1", async () => {
       const url = putItem('/bands/nan.json', { data: { href: '../raster/synthetic/tiny_nan.tif', 'raster:bands': [{ nodata: 7, scale: 2, offset: 1 }] } });
       const res = await post(RASTER_STAC, { url, aoi: TINY_ALL, stats: STATS });
       expect(res.statusCode, res.body).toBe(200);
@@ -627,7 +651,9 @@ describe('STAC endpoints', () => {
         type: 'Polygon',
         coordinates: [[toLonLat(599997, 5099982), toLonLat(600027, 5099982), toLonLat(600027, 5100003), toLonLat(599997, 5100003), toLonLat(599997, 5099982)]],
       };
-      const url = putItem('/bands/edges.json', { data: { href: '../raster/synthetic/edges.tif', type: GEOTIFF, 'raster:bands': [{ nodata: 0, offset: -1000 }] } });
+      const url = putItem('/bands/edges.json', {
+        data: { href: '../raster/synthetic/edges.tif', type: GEOTIFF, 'raster:bands': [{ nodata: 0, offset: -1000 }] },
+      });
       const res = await post(RASTER_STAC, { url, aoi, stats: STATS });
       expect(res.statusCode, res.body).toBe(200);
       // values 0, 1, 2, 100, 101, 102; 0 is nodata; the rest − 1000
@@ -636,8 +662,10 @@ describe('STAC endpoints', () => {
       expect((plain.json() as Record<string, unknown>)['band_1']).toMatchObject({ count: 6, nodata: 0, min: 0, max: 102, sum: 306 });
     });
 
-    it('tiny_scaled (file: scale 0.5, offset 100, nodata −1): the file\'s values win over the asset\'s', async () => {
-      const url = putItem('/bands/scaled.json', { data: { href: '../raster/synthetic/tiny_scaled.tif', type: GEOTIFF, 'raster:bands': [{ nodata: 3, scale: 3, offset: 7 }] } });
+    it("tiny_scaled (file: scale 0.5, offset 100, nodata −1): the file's values win over the asset's", async () => {
+      const url = putItem('/bands/scaled.json', {
+        data: { href: '../raster/synthetic/tiny_scaled.tif', type: GEOTIFF, 'raster:bands': [{ nodata: 3, scale: 3, offset: 7 }] },
+      });
       const stac = await post(RASTER_STAC, { url, aoi: TINY_ALL, stats: STATS });
       const direct = await post(RASTER, { url: web.url('/raster/synthetic/tiny_scaled.tif'), aoi: TINY_ALL, stats: STATS });
       await expectSame(stac, direct);
@@ -645,8 +673,10 @@ describe('STAC endpoints', () => {
       expect((stac.json() as Record<string, unknown>)['band_1']).toMatchObject({ count: 23, nodata: 1, min: 100.5, max: 111.5, sum: 0.5 * 276 + 2300 });
     });
 
-    it('tiny_uint8 (file: nodata 250, no scale): the file\'s nodata wins, the asset\'s scale/offset apply', async () => {
-      const url = putItem('/bands/uint8.json', { data: { href: '../raster/synthetic/tiny_uint8.tif', type: GEOTIFF, 'raster:bands': [{ nodata: 5, scale: 2, offset: 1 }] } });
+    it("tiny_uint8 (file: nodata 250, no scale): the file's nodata wins, the asset's scale/offset apply", async () => {
+      const url = putItem('/bands/uint8.json', {
+        data: { href: '../raster/synthetic/tiny_uint8.tif', type: GEOTIFF, 'raster:bands': [{ nodata: 5, scale: 2, offset: 1 }] },
+      });
       const res = await post(RASTER_STAC, { url, aoi: TINY_ALL, stats: STATS });
       expect(res.statusCode, res.body).toBe(200);
       // values 1 … 23 (250 at (5,3) is nodata; 5 is a value): × 2 + 1

@@ -4,7 +4,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ZonalError } from '../../src/errors.ts';
-import { isGeoTiffAsset, isParquetAsset, parseItem, pickAsset, rasterBandsOf, resolveHref, checkItemUrl, type StacAsset, type StacItem } from '../../src/stac/item.ts';
+import {
+  isGeoTiffAsset,
+  isParquetAsset,
+  parseItem,
+  pickAsset,
+  rasterBandsOf,
+  resolveHref,
+  checkItemUrl,
+  type StacAsset,
+  type StacItem,
+} from '../../src/stac/item.ts';
 
 const bytes = (s: string): ArrayBuffer => new TextEncoder().encode(s).buffer as ArrayBuffer;
 const json = (v: unknown): ArrayBuffer => bytes(JSON.stringify(v));
@@ -63,7 +73,10 @@ describe('parseItem', () => {
   });
 
   it('a FeatureCollection → 422 naming what it is', () => {
-    const e = zonalError(() => parseItem(json({ type: 'FeatureCollection', features: [{ type: 'Feature', assets: { a: { href: 'a.tif' } } }] })), 'invalid_source');
+    const e = zonalError(
+      () => parseItem(json({ type: 'FeatureCollection', features: [{ type: 'Feature', assets: { a: { href: 'a.tif' } } }] })),
+      'invalid_source',
+    );
     expect(e.detail).toContain('FeatureCollection');
   });
 
@@ -91,10 +104,13 @@ describe('checkItemUrl (CONTRACT §2: the Item URL is http or https only)', () =
     expect(checkItemUrl(url).href.toLowerCase()).toBe(url.toLowerCase());
   });
 
-  it.each(['ftp://example.com/item.json', 'file:///etc/passwd', 's3://bucket/item.json', 'data:application/json,{}'])('%s → 422 unsupported_protocol', (url) => {
-    const e = zonalError(() => checkItemUrl(url), 'unsupported_protocol');
-    expect(e.detail).toContain(url.split(':')[0]);
-  });
+  it.each(['ftp://example.com/item.json', 'file:///etc/passwd', 's3://bucket/item.json', 'data:application/json,{}'])(
+    '%s → 422 unsupported_protocol',
+    (url) => {
+      const e = zonalError(() => checkItemUrl(url), 'unsupported_protocol');
+      expect(e.detail).toContain(url.split(':')[0]);
+    },
+  );
 
   it.each(['item.json', '', 'http://'])('not a URL: %j → 422 validation_failed on /url', (url) => {
     const e = zonalError(() => checkItemUrl(url), 'validation_failed');
@@ -219,9 +235,12 @@ describe('isGeoTiffAsset', () => {
     expect(isGeoTiffAsset({ href: 'x', type: 42 })).toBe(true);
   });
 
-  it.each(['image/png', 'image/jpeg', 'text/plain', 'application/json', 'application/vnd.apache.parquet', 'application/xml', 'text/html; charset=utf-8'])('%s → false', (type) => {
-    expect(isGeoTiffAsset({ href: 'x', type })).toBe(false);
-  });
+  it.each(['image/png', 'image/jpeg', 'text/plain', 'application/json', 'application/vnd.apache.parquet', 'application/xml', 'text/html; charset=utf-8'])(
+    '%s → false',
+    (type) => {
+      expect(isGeoTiffAsset({ href: 'x', type })).toBe(false);
+    },
+  );
 });
 
 describe('isParquetAsset', () => {
@@ -242,9 +261,12 @@ describe('isParquetAsset', () => {
     expect(isParquetAsset({ href: 'x', type: null })).toBe(false);
   });
 
-  it.each(['image/png', 'application/octet-stream', 'application/vnd.apache.parquetx', 'text/parquet', 'application/json', 'application/geo+json'])('%s → false', (type) => {
-    expect(isParquetAsset({ href: 'x', type })).toBe(false);
-  });
+  it.each(['image/png', 'application/octet-stream', 'application/vnd.apache.parquetx', 'text/parquet', 'application/json', 'application/geo+json'])(
+    '%s → false',
+    (type) => {
+      expect(isParquetAsset({ href: 'x', type })).toBe(false);
+    },
+  );
 });
 
 describe('rasterBandsOf', () => {
@@ -257,11 +279,7 @@ describe('rasterBandsOf', () => {
   it('nodata, scale and offset per band, index 0 = band 1; other fields ignored', () => {
     const bands = rasterBandsOf({
       href: 'x',
-      'raster:bands': [
-        { nodata: 0, scale: 2, offset: 1, data_type: 'uint16', unit: 'm' },
-        { scale: 0.5 },
-        { nodata: -9999, offset: -10 },
-      ],
+      'raster:bands': [{ nodata: 0, scale: 2, offset: 1, data_type: 'uint16', unit: 'm' }, { scale: 0.5 }, { nodata: -9999, offset: -10 }],
     });
     expect(bands).toEqual([{ nodata: 0, scale: 2, offset: 1 }, { scale: 0.5 }, { nodata: -9999, offset: -10 }]);
   });

@@ -1,18 +1,25 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ZonalError } from '../../src/errors.ts';
-import {
-  createAccumulator,
-  restoreAccumulator,
-  snapshotTransferables,
-  type StatsAccumulator,
-  type StatsResult,
-} from '../../src/stats/accumulator.ts';
+import { createAccumulator, restoreAccumulator, snapshotTransferables, type StatsAccumulator, type StatsResult } from '../../src/stats/accumulator.ts';
 import type { StatName } from '../../src/stats/names.ts';
 
 const ALL_RASTER: StatName[] = [
-  'count', 'min', 'max', 'mean', 'sum', 'std', 'median', 'percentile_25', 'percentile_90', 'range',
-  'majority', 'minority', 'unique', 'freq_hist', 'nodata',
+  'count',
+  'min',
+  'max',
+  'mean',
+  'sum',
+  'std',
+  'median',
+  'percentile_25',
+  'percentile_90',
+  'range',
+  'majority',
+  'minority',
+  'unique',
+  'freq_hist',
+  'nodata',
 ];
 
 function fill(names: readonly StatName[], values: readonly number[], weights?: readonly number[], weighted = weights !== undefined): StatsAccumulator {
@@ -126,7 +133,13 @@ describe('weighted statistics, by hand', () => {
   });
   it('weighted median tolerates rounding of the running sum (14 × 0.1 → the 7th value)', () => {
     const v = Array.from({ length: 14 }, (_, i) => i + 1);
-    expect(statsOf(['median'], v, v.map(() => 0.1))['median']).toBe(7);
+    expect(
+      statsOf(
+        ['median'],
+        v,
+        v.map(() => 0.1),
+      )['median'],
+    ).toBe(7);
   });
   it('vector rule: countItems counts features, density per km²', () => {
     const acc = createAccumulator({ names: ['count', 'mean', 'density'], weighted: true, countItems: true });
@@ -211,8 +224,21 @@ describe('nothing counted', () => {
     acc.addNodata(1);
     acc.addNodata(1);
     expect(acc.result()).toEqual({
-      count: 0, min: null, max: null, mean: null, sum: null, std: null, median: null, percentile_25: null,
-      percentile_90: null, range: null, majority: null, minority: null, unique: [], freq_hist: {}, nodata: 2,
+      count: 0,
+      min: null,
+      max: null,
+      mean: null,
+      sum: null,
+      std: null,
+      median: null,
+      percentile_25: null,
+      percentile_90: null,
+      range: null,
+      majority: null,
+      minority: null,
+      unique: [],
+      freq_hist: {},
+      nodata: 2,
     });
     const vec = createAccumulator({ names: ['count', 'density', 'mean'], weighted: true, countItems: true });
     expect(vec.result({ aoiAreaM2: 1e6 })).toEqual({ count: 0, density: 0, mean: null });
@@ -348,16 +374,19 @@ describe.each([false, true])('merge and snapshots (weighted = %s)', (weighted) =
 
   it('order statistics do not depend on insertion order, to the bit', () => {
     fc.assert(
-      fc.property(itemsArb.chain((xs) => fc.tuple(fc.constant(xs), fc.shuffledSubarray(xs, { minLength: xs.length, maxLength: xs.length }))), ([xs, shuffled]) => {
-        const a = make();
-        feed(a, xs);
-        const b = make();
-        feed(b, shuffled);
-        const ra = a.result();
-        const rb = b.result();
-        for (const k of EXACT_KEYS) expect(ra[k]).toEqual(rb[k]);
-        expectSameResults(ra, rb, 1e6);
-      }),
+      fc.property(
+        itemsArb.chain((xs) => fc.tuple(fc.constant(xs), fc.shuffledSubarray(xs, { minLength: xs.length, maxLength: xs.length }))),
+        ([xs, shuffled]) => {
+          const a = make();
+          feed(a, xs);
+          const b = make();
+          feed(b, shuffled);
+          const ra = a.result();
+          const rb = b.result();
+          for (const k of EXACT_KEYS) expect(ra[k]).toEqual(rb[k]);
+          expectSameResults(ra, rb, 1e6);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -407,20 +436,24 @@ describe('accumulator lifecycle', () => {
 describe('the second moment is tracked only for std', () => {
   it('mean and sum are the same bits with or without std asked, alone and merged, weighted or not', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.double({ min: 0.01, max: 1, noNaN: true })), { minLength: 1, maxLength: 60 }), fc.boolean(), (pairs, weighted) => {
-        const run = (names: StatName[]) => {
-          const a = createAccumulator({ names, weighted });
-          const b = createAccumulator({ names, weighted });
-          pairs.forEach(([v, w], i) => (i % 2 === 0 ? a : b).add(v, w));
-          a.merge(b);
-          return a.result();
-        };
-        const without = run(['mean', 'sum', 'count']);
-        const withStd = run(['mean', 'sum', 'count', 'std']);
-        expect(Object.is(without['mean'], withStd['mean'])).toBe(true);
-        expect(Object.is(without['sum'], withStd['sum'])).toBe(true);
-        expect(without['count']).toBe(withStd['count']);
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.double({ min: 0.01, max: 1, noNaN: true })), { minLength: 1, maxLength: 60 }),
+        fc.boolean(),
+        (pairs, weighted) => {
+          const run = (names: StatName[]) => {
+            const a = createAccumulator({ names, weighted });
+            const b = createAccumulator({ names, weighted });
+            pairs.forEach(([v, w], i) => (i % 2 === 0 ? a : b).add(v, w));
+            a.merge(b);
+            return a.result();
+          };
+          const without = run(['mean', 'sum', 'count']);
+          const withStd = run(['mean', 'sum', 'count', 'std']);
+          expect(Object.is(without['mean'], withStd['mean'])).toBe(true);
+          expect(Object.is(without['sum'], withStd['sum'])).toBe(true);
+          expect(without['count']).toBe(withStd['count']);
+        },
+      ),
     );
   });
 });

@@ -38,7 +38,10 @@ describe('histogramOf', () => {
 
 describe('classesOf', () => {
   it('count, fraction and area per class, names where given', () => {
-    const areas = new Map([[1, 300], [4, 100]]);
+    const areas = new Map([
+      [1, 300],
+      [4, 100],
+    ]);
     const out = classesOf(acc([1, 1, 1, 4]), areas, new Map([[4, 'water']]));
     expect(out).toEqual({ '1': { count: 3, fraction: 0.75, area_m2: 300 }, '4': { count: 1, fraction: 0.25, area_m2: 100, name: 'water' } });
   });

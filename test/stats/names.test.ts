@@ -32,12 +32,20 @@ describe('parseStatNames', () => {
     expect(codeOf(() => parseStatNames([], 'raster'))).toBe('validation_failed');
   });
 
-  it.each(['percentile_abc', 'percentile_101', 'percentile_-1', 'percentile_', 'percentile_.5', 'percentile_1e1', 'percentile_5.', 'Mean', 'stat', 'percentile_100.01'])(
-    'rejects %s with unknown_stat',
-    (name) => {
-      expect(codeOf(() => parseStatNames([name], 'raster'))).toBe('unknown_stat');
-    },
-  );
+  it.each([
+    'percentile_abc',
+    'percentile_101',
+    'percentile_-1',
+    'percentile_',
+    'percentile_.5',
+    'percentile_1e1',
+    'percentile_5.',
+    'Mean',
+    'stat',
+    'percentile_100.01',
+  ])('rejects %s with unknown_stat', (name) => {
+    expect(codeOf(() => parseStatNames([name], 'raster'))).toBe('unknown_stat');
+  });
 
   it('lists the valid names in the unknown_stat message and points at each bad entry', () => {
     try {
@@ -49,7 +57,22 @@ describe('parseStatNames', () => {
       expect(err.code).toBe('unknown_stat');
       expect(err.detail).toContain("'avg'");
       expect(err.detail).toContain("'percentile_101'");
-      for (const n of ['count', 'min', 'max', 'mean', 'sum', 'std', 'median', 'percentile_<q>', 'range', 'majority', 'minority', 'unique', 'freq_hist', 'nodata']) {
+      for (const n of [
+        'count',
+        'min',
+        'max',
+        'mean',
+        'sum',
+        'std',
+        'median',
+        'percentile_<q>',
+        'range',
+        'majority',
+        'minority',
+        'unique',
+        'freq_hist',
+        'nodata',
+      ]) {
         expect(err.detail).toContain(n);
       }
       expect(err.detail).not.toContain('density');

@@ -58,11 +58,29 @@ describe('weightedQuantileSorted', () => {
     // 14 values of weight 0.1: the 7th reaches exactly half the total, but in floats the running sum after 7 is
     // 0.7 while (50/100) × (the running total of 14) is 0.7000000000000001; without the tolerance the 8th would win.
     const v14 = Array.from({ length: 14 }, (_, i) => i + 1);
-    expect(weightedQuantileSorted(v14, v14.map(() => 0.1), 50)).toBe(7);
+    expect(
+      weightedQuantileSorted(
+        v14,
+        v14.map(() => 0.1),
+        50,
+      ),
+    ).toBe(7);
     // 16 values of weight 0.1: percentile_25 is the 4th (4 / 16), percentile_12.5 the 2nd
     const v16 = Array.from({ length: 16 }, (_, i) => i + 1);
-    expect(weightedQuantileSorted(v16, v16.map(() => 0.1), 25)).toBe(4);
-    expect(weightedQuantileSorted(v16, v16.map(() => 0.1), 12.5)).toBe(2);
+    expect(
+      weightedQuantileSorted(
+        v16,
+        v16.map(() => 0.1),
+        25,
+      ),
+    ).toBe(4);
+    expect(
+      weightedQuantileSorted(
+        v16,
+        v16.map(() => 0.1),
+        12.5,
+      ),
+    ).toBe(2);
   });
   it('ignores non-positive weights and is null with no weight', () => {
     expect(weightedQuantileSorted([1, 2, 3], [0, 1, 1], 0)).toBe(2);
@@ -111,7 +129,6 @@ describe('sortPairs', () => {
     for (let i = 1; i < n; i++) if (v[i - 1]! > v[i]!) ordered = false;
     expect(ordered).toBe(true);
     expect(ms).toBeLessThan(5000); // quadratic behaviour would take minutes
-
   });
 });
 

@@ -20,7 +20,59 @@ import { FIXTURES } from '../helpers/build-app.ts';
 const WGS84 = '+proj=longlat +datum=WGS84 +no_defs';
 
 /** `projinfo EPSG:32633 -o PROJJSON --single-line -q` (PROJ 9.1.1). */
-const UTM33_PROJJSON = {"$schema":"https://proj.org/schemas/v0.5/projjson.schema.json","type":"ProjectedCRS","name":"WGS 84 / UTM zone 33N","base_crs":{"name":"WGS 84","datum_ensemble":{"name":"World Geodetic System 1984 ensemble","members":[{"name":"World Geodetic System 1984 (Transit)","id":{"authority":"EPSG","code":1166}},{"name":"World Geodetic System 1984 (G730)","id":{"authority":"EPSG","code":1152}},{"name":"World Geodetic System 1984 (G873)","id":{"authority":"EPSG","code":1153}},{"name":"World Geodetic System 1984 (G1150)","id":{"authority":"EPSG","code":1154}},{"name":"World Geodetic System 1984 (G1674)","id":{"authority":"EPSG","code":1155}},{"name":"World Geodetic System 1984 (G1762)","id":{"authority":"EPSG","code":1156}},{"name":"World Geodetic System 1984 (G2139)","id":{"authority":"EPSG","code":1309}}],"ellipsoid":{"name":"WGS 84","semi_major_axis":6378137,"inverse_flattening":298.257223563},"accuracy":"2.0","id":{"authority":"EPSG","code":6326}},"coordinate_system":{"subtype":"ellipsoidal","axis":[{"name":"Geodetic latitude","abbreviation":"Lat","direction":"north","unit":"degree"},{"name":"Geodetic longitude","abbreviation":"Lon","direction":"east","unit":"degree"}]},"id":{"authority":"EPSG","code":4326}},"conversion":{"name":"UTM zone 33N","method":{"name":"Transverse Mercator","id":{"authority":"EPSG","code":9807}},"parameters":[{"name":"Latitude of natural origin","value":0,"unit":"degree","id":{"authority":"EPSG","code":8801}},{"name":"Longitude of natural origin","value":15,"unit":"degree","id":{"authority":"EPSG","code":8802}},{"name":"Scale factor at natural origin","value":0.9996,"unit":"unity","id":{"authority":"EPSG","code":8805}},{"name":"False easting","value":500000,"unit":"metre","id":{"authority":"EPSG","code":8806}},{"name":"False northing","value":0,"unit":"metre","id":{"authority":"EPSG","code":8807}}]},"coordinate_system":{"subtype":"Cartesian","axis":[{"name":"Easting","abbreviation":"E","direction":"east","unit":"metre"},{"name":"Northing","abbreviation":"N","direction":"north","unit":"metre"}]},"scope":"Engineering survey, topographic mapping.","area":"Between 12°E and 18°E, northern hemisphere between equator and 84°N, onshore and offshore. Austria. Bosnia and Herzegovina. Cameroon. Central African Republic. Chad. Congo. Croatia. Czechia. Democratic Republic of the Congo (Zaire). Gabon. Germany. Hungary. Italy. Libya. Malta. Niger. Nigeria. Norway. Poland. San Marino. Slovakia. Slovenia. Svalbard. Sweden. Vatican City State.","bbox":{"south_latitude":0,"west_longitude":12,"north_latitude":84,"east_longitude":18},"id":{"authority":"EPSG","code":32633}} as Record<string, unknown>;
+const UTM33_PROJJSON = {
+  $schema: 'https://proj.org/schemas/v0.5/projjson.schema.json',
+  type: 'ProjectedCRS',
+  name: 'WGS 84 / UTM zone 33N',
+  base_crs: {
+    name: 'WGS 84',
+    datum_ensemble: {
+      name: 'World Geodetic System 1984 ensemble',
+      members: [
+        { name: 'World Geodetic System 1984 (Transit)', id: { authority: 'EPSG', code: 1166 } },
+        { name: 'World Geodetic System 1984 (G730)', id: { authority: 'EPSG', code: 1152 } },
+        { name: 'World Geodetic System 1984 (G873)', id: { authority: 'EPSG', code: 1153 } },
+        { name: 'World Geodetic System 1984 (G1150)', id: { authority: 'EPSG', code: 1154 } },
+        { name: 'World Geodetic System 1984 (G1674)', id: { authority: 'EPSG', code: 1155 } },
+        { name: 'World Geodetic System 1984 (G1762)', id: { authority: 'EPSG', code: 1156 } },
+        { name: 'World Geodetic System 1984 (G2139)', id: { authority: 'EPSG', code: 1309 } },
+      ],
+      ellipsoid: { name: 'WGS 84', semi_major_axis: 6378137, inverse_flattening: 298.257223563 },
+      accuracy: '2.0',
+      id: { authority: 'EPSG', code: 6326 },
+    },
+    coordinate_system: {
+      subtype: 'ellipsoidal',
+      axis: [
+        { name: 'Geodetic latitude', abbreviation: 'Lat', direction: 'north', unit: 'degree' },
+        { name: 'Geodetic longitude', abbreviation: 'Lon', direction: 'east', unit: 'degree' },
+      ],
+    },
+    id: { authority: 'EPSG', code: 4326 },
+  },
+  conversion: {
+    name: 'UTM zone 33N',
+    method: { name: 'Transverse Mercator', id: { authority: 'EPSG', code: 9807 } },
+    parameters: [
+      { name: 'Latitude of natural origin', value: 0, unit: 'degree', id: { authority: 'EPSG', code: 8801 } },
+      { name: 'Longitude of natural origin', value: 15, unit: 'degree', id: { authority: 'EPSG', code: 8802 } },
+      { name: 'Scale factor at natural origin', value: 0.9996, unit: 'unity', id: { authority: 'EPSG', code: 8805 } },
+      { name: 'False easting', value: 500000, unit: 'metre', id: { authority: 'EPSG', code: 8806 } },
+      { name: 'False northing', value: 0, unit: 'metre', id: { authority: 'EPSG', code: 8807 } },
+    ],
+  },
+  coordinate_system: {
+    subtype: 'Cartesian',
+    axis: [
+      { name: 'Easting', abbreviation: 'E', direction: 'east', unit: 'metre' },
+      { name: 'Northing', abbreviation: 'N', direction: 'north', unit: 'metre' },
+    ],
+  },
+  scope: 'Engineering survey, topographic mapping.',
+  area: 'Between 12°E and 18°E, northern hemisphere between equator and 84°N, onshore and offshore. Austria. Bosnia and Herzegovina. Cameroon. Central African Republic. Chad. Congo. Croatia. Czechia. Democratic Republic of the Congo (Zaire). Gabon. Germany. Hungary. Italy. Libya. Malta. Niger. Nigeria. Norway. Poland. San Marino. Slovakia. Slovenia. Svalbard. Sweden. Vatican City State.',
+  bbox: { south_latitude: 0, west_longitude: 12, north_latitude: 84, east_longitude: 18 },
+  id: { authority: 'EPSG', code: 32633 },
+} as Record<string, unknown>;
 
 /** The `crs` of nc.parquet's geometry column `geom`, from the file's own footer. */
 function ncProjJson(): Record<string, unknown> {
@@ -92,12 +144,21 @@ describe('crsFromProjJson', () => {
   //   46.046265455836 16.292532035827
   //   43.337883705553 13.149545088608
   const UTM_POINTS: [Position, Position][] = [
-    [[500000, 5000000], [15.0, 45.153477183356]],
-    [[600000, 5100000], [16.292532035827, 46.046265455836]],
-    [[350000, 4800000], [13.149545088608, 43.337883705553]],
+    [
+      [500000, 5000000],
+      [15.0, 45.153477183356],
+    ],
+    [
+      [600000, 5100000],
+      [16.292532035827, 46.046265455836],
+    ],
+    [
+      [350000, 4800000],
+      [13.149545088608, 43.337883705553],
+    ],
   ];
 
-  it('EPSG:32633 (PROJ\'s own PROJJSON) is projected and transforms points as cs2cs does', () => {
+  it("EPSG:32633 (PROJ's own PROJJSON) is projected and transforms points as cs2cs does", () => {
     const crs = crsFromProjJson(UTM33_PROJJSON);
     expect(crs.isGeographic).toBe(false);
     expect(crs.name).toBe('EPSG:32633');

@@ -10,7 +10,18 @@ import { geometryEngine } from '../../src/geometry/geos.ts';
 import { wkbBBox, wkbFromPolygons, wkbPolygonalAreaM2 } from '../../src/geometry/wkb.ts';
 import { latLonCellAreaM2 } from '../../src/geometry/geodesic.ts';
 
-const rect = (x0: number, y0: number, x1: number, y1: number) => wkbFromPolygons([[[[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]]]);
+const rect = (x0: number, y0: number, x1: number, y1: number) =>
+  wkbFromPolygons([
+    [
+      [
+        [x0, y0],
+        [x1, y0],
+        [x1, y1],
+        [x0, y1],
+        [x0, y0],
+      ],
+    ],
+  ]);
 
 function pieceSet(pieces: Uint8Array[]): PieceSet {
   const size = pieces.reduce((n, p) => n + p.length, 0);

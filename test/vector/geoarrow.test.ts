@@ -58,55 +58,159 @@ const decode = (v: unknown, enc: GeoArrowEncoding): Decoded | null => {
 // ------------------------------------------------------------------ expected geometries, by hand
 
 /** Closed ring of the rectangle [x0, x1] × [y0, y1], counter-clockwise (clockwise for a hole). */
-const sq = (x0: number, y0: number, x1: number, y1: number): XY[] => [[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]];
-const hole = (x0: number, y0: number, x1: number, y1: number): XY[] => [[x0, y0], [x0, y1], [x1, y1], [x1, y0], [x0, y0]];
+const sq = (x0: number, y0: number, x1: number, y1: number): XY[] => [
+  [x0, y0],
+  [x1, y0],
+  [x1, y1],
+  [x0, y1],
+  [x0, y0],
+];
+const hole = (x0: number, y0: number, x1: number, y1: number): XY[] => [
+  [x0, y0],
+  [x0, y1],
+  [x1, y1],
+  [x1, y0],
+  [x0, y0],
+];
 
 const POLYGONS: (Decoded | null)[] = [
   { type: 'Polygon', coordinates: [sq(0, 0, 2, 2), hole(0.5, 0.5, 1, 1)] },
   { type: 'Polygon', coordinates: [sq(3, 0, 4, 1)] },
-  { type: 'Polygon', coordinates: [[[5, 0], [6, 0], [5, 1], [5, 0]]] },
+  {
+    type: 'Polygon',
+    coordinates: [
+      [
+        [5, 0],
+        [6, 0],
+        [5, 1],
+        [5, 0],
+      ],
+    ],
+  },
   null,
 ];
 
 /** file → [encoding, ids, expected geometry per row]. */
 const FILES: Record<string, [GeoArrowEncoding, number[], (Decoded | null)[]]> = {
-  'geoarrow_point.parquet': ['point', [1, 2, 3, 4, 5, 6], [
-    { type: 'Point', coordinates: [0.25, 0.25] },
-    { type: 'Point', coordinates: [0.75, 0.5] },
-    { type: 'Point', coordinates: [1.5, 1.5] },
-    null, // null geometry
-    { type: 'Point', coordinates: [3, 3] },
-    null, // empty point (NaN, NaN)
-  ]],
-  'geoarrow_linestring.parquet': ['linestring', [1, 2, 3, 4, 5], [
-    { type: 'LineString', coordinates: [[-1, 0.5], [3, 0.5]] },
-    { type: 'LineString', coordinates: [[0.5, 0.25], [1.5, 0.75]] },
-    { type: 'LineString', coordinates: [[3, 3], [4, 4]] },
-    null, // empty
-    null, // null
-  ]],
+  'geoarrow_point.parquet': [
+    'point',
+    [1, 2, 3, 4, 5, 6],
+    [
+      { type: 'Point', coordinates: [0.25, 0.25] },
+      { type: 'Point', coordinates: [0.75, 0.5] },
+      { type: 'Point', coordinates: [1.5, 1.5] },
+      null, // null geometry
+      { type: 'Point', coordinates: [3, 3] },
+      null, // empty point (NaN, NaN)
+    ],
+  ],
+  'geoarrow_linestring.parquet': [
+    'linestring',
+    [1, 2, 3, 4, 5],
+    [
+      {
+        type: 'LineString',
+        coordinates: [
+          [-1, 0.5],
+          [3, 0.5],
+        ],
+      },
+      {
+        type: 'LineString',
+        coordinates: [
+          [0.5, 0.25],
+          [1.5, 0.75],
+        ],
+      },
+      {
+        type: 'LineString',
+        coordinates: [
+          [3, 3],
+          [4, 4],
+        ],
+      },
+      null, // empty
+      null, // null
+    ],
+  ],
   'geoarrow_polygon.parquet': ['polygon', [1, 2, 3, 4], POLYGONS],
   'geoarrow_polygon_interleaved.parquet': ['polygon', [1, 2, 3, 4], POLYGONS],
-  'geoarrow_multipoint.parquet': ['multipoint', [1, 2, 3, 4, 5], [
-    { type: 'MultiPoint', coordinates: [[0.25, 0.25], [5, 5]] },
-    { type: 'MultiPoint', coordinates: [[2, 2], [3, 3]] },
-    { type: 'MultiPoint', coordinates: [[0.5, 0.75]] },
-    null, // empty
-    { type: 'MultiPoint', coordinates: [[0.75, 0.25]] }, // its empty point (NaN, NaN) dropped
-  ]],
-  'geoarrow_multilinestring.parquet': ['multilinestring', [1, 2, 3, 4], [
-    // written with z (7, 1, 2–3): dropped
-    { type: 'MultiLineString', coordinates: [[[-1, 0.5], [0.5, 0.5]], [[5, 5], [6, 6]]] },
-    { type: 'MultiLineString', coordinates: [[[3, 3], [4, 4]], [[3, 4], [4, 3]]] },
-    { type: 'MultiLineString', coordinates: [[[1.5, 0.25], [1.5, 0.75]]] },
-    null,
-  ]],
-  'geoarrow_multipolygon.parquet': ['multipolygon', [1, 2, 3, 4], [
-    { type: 'MultiPolygon', coordinates: [[sq(0, 0, 1, 1)], [sq(2, 0, 3, 1), hole(2.25, 0.25, 2.75, 0.75)]] },
-    { type: 'MultiPolygon', coordinates: [[sq(4, 0, 5, 1)], [sq(6, 0, 7, 1)]] },
-    { type: 'MultiPolygon', coordinates: [[sq(-2, -2, -1, -1)], [sq(10, 10, 11, 11)]] },
-    null, // empty
-  ]],
+  'geoarrow_multipoint.parquet': [
+    'multipoint',
+    [1, 2, 3, 4, 5],
+    [
+      {
+        type: 'MultiPoint',
+        coordinates: [
+          [0.25, 0.25],
+          [5, 5],
+        ],
+      },
+      {
+        type: 'MultiPoint',
+        coordinates: [
+          [2, 2],
+          [3, 3],
+        ],
+      },
+      { type: 'MultiPoint', coordinates: [[0.5, 0.75]] },
+      null, // empty
+      { type: 'MultiPoint', coordinates: [[0.75, 0.25]] }, // its empty point (NaN, NaN) dropped
+    ],
+  ],
+  'geoarrow_multilinestring.parquet': [
+    'multilinestring',
+    [1, 2, 3, 4],
+    [
+      // written with z (7, 1, 2–3): dropped
+      {
+        type: 'MultiLineString',
+        coordinates: [
+          [
+            [-1, 0.5],
+            [0.5, 0.5],
+          ],
+          [
+            [5, 5],
+            [6, 6],
+          ],
+        ],
+      },
+      {
+        type: 'MultiLineString',
+        coordinates: [
+          [
+            [3, 3],
+            [4, 4],
+          ],
+          [
+            [3, 4],
+            [4, 3],
+          ],
+        ],
+      },
+      {
+        type: 'MultiLineString',
+        coordinates: [
+          [
+            [1.5, 0.25],
+            [1.5, 0.75],
+          ],
+        ],
+      },
+      null,
+    ],
+  ],
+  'geoarrow_multipolygon.parquet': [
+    'multipolygon',
+    [1, 2, 3, 4],
+    [
+      { type: 'MultiPolygon', coordinates: [[sq(0, 0, 1, 1)], [sq(2, 0, 3, 1), hole(2.25, 0.25, 2.75, 0.75)]] },
+      { type: 'MultiPolygon', coordinates: [[sq(4, 0, 5, 1)], [sq(6, 0, 7, 1)]] },
+      { type: 'MultiPolygon', coordinates: [[sq(-2, -2, -1, -1)], [sq(10, 10, 11, 11)]] },
+      null, // empty
+    ],
+  ],
 };
 
 function readFixture(file: string) {
@@ -147,15 +251,50 @@ describe('geoArrowToWkb on hand-made values', () => {
     expect(hex(geoArrowToWkb({ x: 1, y: 2 }, 'point'))).toBe(want);
     expect(hex(geoArrowToWkb([1, 2], 'point'))).toBe(want);
     // a LineString: type 2, count 2
-    expect(hex(geoArrowToWkb([[1, 2], [1, 2]], 'linestring'))).toBe('01' + '02000000' + '02000000' + want.slice(10).repeat(2));
+    expect(
+      hex(
+        geoArrowToWkb(
+          [
+            [1, 2],
+            [1, 2],
+          ],
+          'linestring',
+        ),
+      ),
+    ).toBe('01' + '02000000' + '02000000' + want.slice(10).repeat(2));
   });
 
   it('drops z and m: {x, y, z}, {x, y, m}, {x, y, z, m}, [x, y, z], [x, y, z, m], typed arrays', () => {
     const p: Decoded = { type: 'Point', coordinates: [1.5, -2] };
-    for (const v of [{ x: 1.5, y: -2, z: 9 }, { x: 1.5, y: -2, m: 9 }, { x: 1.5, y: -2, z: 9, m: 8 }, [1.5, -2, 9], [1.5, -2, 9, 8], new Float64Array([1.5, -2])]) {
+    for (const v of [
+      { x: 1.5, y: -2, z: 9 },
+      { x: 1.5, y: -2, m: 9 },
+      { x: 1.5, y: -2, z: 9, m: 8 },
+      [1.5, -2, 9],
+      [1.5, -2, 9, 8],
+      new Float64Array([1.5, -2]),
+    ]) {
       expect(decode(v, 'point')).toEqual(p);
     }
-    expect(decode([[{ x: 0, y: 0, z: 1 }, { x: 1, y: 1, z: 2 }]], 'multilinestring')).toEqual({ type: 'MultiLineString', coordinates: [[[0, 0], [1, 1]]] });
+    expect(
+      decode(
+        [
+          [
+            { x: 0, y: 0, z: 1 },
+            { x: 1, y: 1, z: 2 },
+          ],
+        ],
+        'multilinestring',
+      ),
+    ).toEqual({
+      type: 'MultiLineString',
+      coordinates: [
+        [
+          [0, 0],
+          [1, 1],
+        ],
+      ],
+    });
   });
 
   it('null and undefined (hyparquet gives undefined for a null row) are null for every encoding', () => {
@@ -178,13 +317,44 @@ describe('geoArrowToWkb on hand-made values', () => {
     expect(geoArrowToWkb([[], [[]], [[], []]], 'multipolygon')).toBeNull();
     const ring = sq(0, 0, 1, 1);
     expect(decode([ring, []], 'polygon')).toEqual({ type: 'Polygon', coordinates: [ring] });
-    expect(decode([[], [[0, 0], [1, 1]]], 'multilinestring')).toEqual({ type: 'MultiLineString', coordinates: [[[0, 0], [1, 1]]] });
+    expect(
+      decode(
+        [
+          [],
+          [
+            [0, 0],
+            [1, 1],
+          ],
+        ],
+        'multilinestring',
+      ),
+    ).toEqual({
+      type: 'MultiLineString',
+      coordinates: [
+        [
+          [0, 0],
+          [1, 1],
+        ],
+      ],
+    });
     expect(decode([[[]], [ring]], 'multipolygon')).toEqual({ type: 'MultiPolygon', coordinates: [[ring]] });
   });
 
   it('folds the case of the encoding, as isGeoArrowEncoding does', () => {
     expect(decode({ x: 1, y: 2 }, 'Point' as GeoArrowEncoding)).toEqual({ type: 'Point', coordinates: [1, 2] });
-    expect(decode([[[0, 0], [1, 0], [0, 1], [0, 0]]], 'POLYGON' as GeoArrowEncoding)?.type).toBe('Polygon');
+    expect(
+      decode(
+        [
+          [
+            [0, 0],
+            [1, 0],
+            [0, 1],
+            [0, 0],
+          ],
+        ],
+        'POLYGON' as GeoArrowEncoding,
+      )?.type,
+    ).toBe('Polygon');
   });
 
   it.each<[string, unknown, GeoArrowEncoding, RegExp]>([
@@ -198,12 +368,47 @@ describe('geoArrowToWkb on hand-made values', () => {
     ['half a NaN point', { x: NaN, y: 1 }, 'point', /not finite/],
     ['a point for a linestring', { x: 1, y: 2 }, 'linestring', /GeoArrow linestring.*expected a list of vertices/],
     ['a null vertex', [[0, 0], null], 'linestring', /at vertex 1: expected a coordinate.*got null/],
-    ['a NaN vertex', [[0, 0], [NaN, NaN]], 'linestring', /at vertex 1: a vertex is NaN/],
-    ['a linestring for a polygon', [[0, 0], [1, 1]], 'polygon', /GeoArrow polygon value at ring 0, vertex 0/],
+    [
+      'a NaN vertex',
+      [
+        [0, 0],
+        [NaN, NaN],
+      ],
+      'linestring',
+      /at vertex 1: a vertex is NaN/,
+    ],
+    [
+      'a linestring for a polygon',
+      [
+        [0, 0],
+        [1, 1],
+      ],
+      'polygon',
+      /GeoArrow polygon value at ring 0, vertex 0/,
+    ],
     ['a null ring', [sq(0, 0, 1, 1), null], 'polygon', /at ring 1: expected a list of vertices, got null/],
     ['holes without an exterior', [[], sq(0, 0, 1, 1)], 'polygon', /exterior ring is empty but an interior ring is not/],
-    ['a bad vertex deep down', [[sq(0, 0, 1, 1)], [sq(2, 0, 3, 1), [[2, 0], [2, '1']]]], 'multipolygon', /multipolygon value at polygon 1, ring 1, vertex 1: x and y/],
-    ['a polygon for a multipolygon', [sq(0, 0, 1, 1)], 'multipolygon', /multipolygon value at polygon 0, ring 0, vertex 0: expected a coordinate .* got number 0/],
+    [
+      'a bad vertex deep down',
+      [
+        [sq(0, 0, 1, 1)],
+        [
+          sq(2, 0, 3, 1),
+          [
+            [2, 0],
+            [2, '1'],
+          ],
+        ],
+      ],
+      'multipolygon',
+      /multipolygon value at polygon 1, ring 1, vertex 1: x and y/,
+    ],
+    [
+      'a polygon for a multipolygon',
+      [sq(0, 0, 1, 1)],
+      'multipolygon',
+      /multipolygon value at polygon 0, ring 0, vertex 0: expected a coordinate .* got number 0/,
+    ],
     ['a number for a multipoint', 3, 'multipoint', /multipoint.*expected a list of points, got number 3/],
     ['a null linestring', [null], 'multilinestring', /at linestring 0: expected a list of vertices, got null/],
     ['an unknown encoding', {}, 'box' as GeoArrowEncoding, /Unknown GeoArrow encoding "box"/],

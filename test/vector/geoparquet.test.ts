@@ -118,9 +118,12 @@ describe('resolveGeoColumn: encoding and CRS', () => {
     expect(resolveGeoColumn(geoOf('g', {}), ['g'], undefined).encoding).toBe('WKB');
   });
 
-  it.each(['point', 'Polygon', 'multipolygon', 'linestring', 'multipoint', 'multilinestring'])('a GeoArrow encoding (%s) is accepted, lower-cased', (encoding) => {
-    expect(resolveGeoColumn(geoOf('g', { encoding }), ['g'], undefined).encoding).toBe(encoding.toLowerCase());
-  });
+  it.each(['point', 'Polygon', 'multipolygon', 'linestring', 'multipoint', 'multilinestring'])(
+    'a GeoArrow encoding (%s) is accepted, lower-cased',
+    (encoding) => {
+      expect(resolveGeoColumn(geoOf('g', { encoding }), ['g'], undefined).encoding).toBe(encoding.toLowerCase());
+    },
+  );
 
   it.each(['WKT', 'geoarrow.polygon', 'box'])('another encoding (%s) is 422 invalid_source naming it', (encoding) => {
     const e = thrown(() => resolveGeoColumn(geoOf('g', { encoding }), ['g'], undefined));

@@ -45,13 +45,32 @@ function toWkb(g: Geometry): Uint8Array {
       l.forEach(pt);
     };
     switch (x.type) {
-      case 'Point': pt(x.coordinates); break;
-      case 'LineString': path(x.coordinates); break;
-      case 'Polygon': u32(x.coordinates.length); x.coordinates.forEach(path); break;
-      case 'MultiPoint': u32(x.coordinates.length); x.coordinates.forEach((c) => write({ type: 'Point', coordinates: c })); break;
-      case 'MultiLineString': u32(x.coordinates.length); x.coordinates.forEach((c) => write({ type: 'LineString', coordinates: c })); break;
-      case 'MultiPolygon': u32(x.coordinates.length); x.coordinates.forEach((c) => write({ type: 'Polygon', coordinates: c })); break;
-      case 'GeometryCollection': u32(x.geometries.length); x.geometries.forEach(write); break;
+      case 'Point':
+        pt(x.coordinates);
+        break;
+      case 'LineString':
+        path(x.coordinates);
+        break;
+      case 'Polygon':
+        u32(x.coordinates.length);
+        x.coordinates.forEach(path);
+        break;
+      case 'MultiPoint':
+        u32(x.coordinates.length);
+        x.coordinates.forEach((c) => write({ type: 'Point', coordinates: c }));
+        break;
+      case 'MultiLineString':
+        u32(x.coordinates.length);
+        x.coordinates.forEach((c) => write({ type: 'LineString', coordinates: c }));
+        break;
+      case 'MultiPolygon':
+        u32(x.coordinates.length);
+        x.coordinates.forEach((c) => write({ type: 'Polygon', coordinates: c }));
+        break;
+      case 'GeometryCollection':
+        u32(x.geometries.length);
+        x.geometries.forEach(write);
+        break;
     }
   };
   write(g);
@@ -83,9 +102,21 @@ const rectArea = (lon1: number, lat1: number, lon2: number, lat2: number): numbe
   Math.abs((((lon2 - lon1) * Math.PI) / 180) * ((B * B) / 2) * (q(lat2) - q(lat1)));
 
 /** Counter-clockwise ring of a lon/lat rectangle. */
-const rect = (x0: number, y0: number, x1: number, y1: number): Position[] => [[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]];
+const rect = (x0: number, y0: number, x1: number, y1: number): Position[] => [
+  [x0, y0],
+  [x1, y0],
+  [x1, y1],
+  [x0, y1],
+  [x0, y0],
+];
 /** Clockwise (a hole's winding). */
-const rectCw = (x0: number, y0: number, x1: number, y1: number): Position[] => [[x0, y0], [x0, y1], [x1, y1], [x1, y0], [x0, y0]];
+const rectCw = (x0: number, y0: number, x1: number, y1: number): Position[] => [
+  [x0, y0],
+  [x0, y1],
+  [x1, y1],
+  [x1, y0],
+  [x0, y0],
+];
 const poly = (...rings: Position[][]): PolygonCoords => rings;
 
 function expectRel(got: number, want: number, tol = 1e-12): void {
@@ -114,14 +145,67 @@ describe('shapeOf', () => {
   it('Point and MultiPoint (altitudes dropped)', () => {
     expect(shapeOf({ type: 'Point', coordinates: [1, 2] })).toEqual({ kind: 'point', points: [[1, 2]] });
     expect(shapeOf({ type: 'Point', coordinates: [1, 2, 300] })).toEqual({ kind: 'point', points: [[1, 2]] });
-    expect(shapeOf({ type: 'MultiPoint', coordinates: [[1, 2], [3, 4, 5]] })).toEqual({ kind: 'point', points: [[1, 2], [3, 4]] });
+    expect(
+      shapeOf({
+        type: 'MultiPoint',
+        coordinates: [
+          [1, 2],
+          [3, 4, 5],
+        ],
+      }),
+    ).toEqual({
+      kind: 'point',
+      points: [
+        [1, 2],
+        [3, 4],
+      ],
+    });
   });
 
   it('LineString and MultiLineString', () => {
-    expect(shapeOf({ type: 'LineString', coordinates: [[0, 0], [1, 1, 9]] })).toEqual({ kind: 'line', lines: [[[0, 0], [1, 1]]] });
-    expect(shapeOf({ type: 'MultiLineString', coordinates: [[[0, 0], [1, 1]], [[2, 2], [3, 3]]] })).toEqual({
+    expect(
+      shapeOf({
+        type: 'LineString',
+        coordinates: [
+          [0, 0],
+          [1, 1, 9],
+        ],
+      }),
+    ).toEqual({
       kind: 'line',
-      lines: [[[0, 0], [1, 1]], [[2, 2], [3, 3]]],
+      lines: [
+        [
+          [0, 0],
+          [1, 1],
+        ],
+      ],
+    });
+    expect(
+      shapeOf({
+        type: 'MultiLineString',
+        coordinates: [
+          [
+            [0, 0],
+            [1, 1],
+          ],
+          [
+            [2, 2],
+            [3, 3],
+          ],
+        ],
+      }),
+    ).toEqual({
+      kind: 'line',
+      lines: [
+        [
+          [0, 0],
+          [1, 1],
+        ],
+        [
+          [2, 2],
+          [3, 3],
+        ],
+      ],
     });
   });
 
@@ -129,13 +213,36 @@ describe('shapeOf', () => {
     const p = [rect(0, 0, 4, 4), rectCw(1, 1, 2, 2)];
     expect(shapeOf({ type: 'Polygon', coordinates: p })).toEqual({ kind: 'polygon', polygons: [p] });
     expect(shapeOf({ type: 'MultiPolygon', coordinates: [p, [rect(5, 5, 6, 6)]] })).toEqual({ kind: 'polygon', polygons: [p, [rect(5, 5, 6, 6)]] });
-    const z = [[0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 0, 1]];
-    expect(shapeOf({ type: 'Polygon', coordinates: [z] })).toEqual({ kind: 'polygon', polygons: [[[[0, 0], [1, 0], [1, 1], [0, 0]]]] });
+    const z = [
+      [0, 0, 1],
+      [1, 0, 1],
+      [1, 1, 1],
+      [0, 0, 1],
+    ];
+    expect(shapeOf({ type: 'Polygon', coordinates: [z] })).toEqual({
+      kind: 'polygon',
+      polygons: [
+        [
+          [
+            [0, 0],
+            [1, 0],
+            [1, 1],
+            [0, 0],
+          ],
+        ],
+      ],
+    });
   });
 
   it('GeometryCollection: merged by dimension, the highest wins, nested collections too', () => {
     const pt: Geometry = { type: 'Point', coordinates: [9, 9] };
-    const ln: Geometry = { type: 'LineString', coordinates: [[0, 0], [1, 0]] };
+    const ln: Geometry = {
+      type: 'LineString',
+      coordinates: [
+        [0, 0],
+        [1, 0],
+      ],
+    };
     const pg: Geometry = { type: 'Polygon', coordinates: [rect(0, 0, 1, 1)] };
     const pg2: Geometry = { type: 'MultiPolygon', coordinates: [[rect(2, 2, 3, 3)]] };
     expect(shapeOf({ type: 'GeometryCollection', geometries: [pt, ln, pg] })).toEqual({ kind: 'polygon', polygons: [[rect(0, 0, 1, 1)]] });
@@ -143,8 +250,22 @@ describe('shapeOf', () => {
       kind: 'polygon',
       polygons: [[rect(0, 0, 1, 1)], [rect(2, 2, 3, 3)]],
     });
-    expect(shapeOf({ type: 'GeometryCollection', geometries: [pt, ln] })).toEqual({ kind: 'line', lines: [[[0, 0], [1, 0]]] });
-    expect(shapeOf({ type: 'GeometryCollection', geometries: [pt, { type: 'MultiPoint', coordinates: [[1, 1]] }] })).toEqual({ kind: 'point', points: [[9, 9], [1, 1]] });
+    expect(shapeOf({ type: 'GeometryCollection', geometries: [pt, ln] })).toEqual({
+      kind: 'line',
+      lines: [
+        [
+          [0, 0],
+          [1, 0],
+        ],
+      ],
+    });
+    expect(shapeOf({ type: 'GeometryCollection', geometries: [pt, { type: 'MultiPoint', coordinates: [[1, 1]] }] })).toEqual({
+      kind: 'point',
+      points: [
+        [9, 9],
+        [1, 1],
+      ],
+    });
     expect(shapeOf({ type: 'GeometryCollection', geometries: [{ type: 'GeometryCollection', geometries: [] }] })).toBeNull();
   });
 });
@@ -178,7 +299,7 @@ describe('touchesPoint (touch mode: contains or touches)', () => {
     ['on a vertex', 0, 0, true],
     ['on the opposite vertex', 2, 2, true],
     ['in the hole', 1, 1, false],
-    ['on the hole\'s edge', 0.5, 1, true],
+    ["on the hole's edge", 0.5, 1, true],
     ['on a hole vertex', 1.5, 1.5, true],
     ['outside, east', 2.000001, 1, false],
     ['outside, on the edge line extended', 3, 0, false],
@@ -186,7 +307,16 @@ describe('touchesPoint (touch mode: contains or touches)', () => {
     expect(touchesPoint(square, x, y)).toBe(want);
   });
 
-  const line: Shape = { kind: 'line', lines: [[[0, 0], [2, 0], [2, 2]]] };
+  const line: Shape = {
+    kind: 'line',
+    lines: [
+      [
+        [0, 0],
+        [2, 0],
+        [2, 2],
+      ],
+    ],
+  };
   it.each<[string, number, number, boolean]>([
     ['on a segment', 1, 0, true],
     ['on the inner vertex', 2, 0, true],
@@ -201,13 +331,27 @@ describe('touchesPoint (touch mode: contains or touches)', () => {
   });
 
   it('a diagonal line: a point on it, and one just off it', () => {
-    const diag: Shape = { kind: 'line', lines: [[[0, 0], [3, 3]]] };
+    const diag: Shape = {
+      kind: 'line',
+      lines: [
+        [
+          [0, 0],
+          [3, 3],
+        ],
+      ],
+    };
     expect(touchesPoint(diag, 1.5, 1.5)).toBe(true);
     expect(touchesPoint(diag, 1.5, 1.5001)).toBe(false);
   });
 
   it('points: the same point touches, another does not', () => {
-    const pts: Shape = { kind: 'point', points: [[1.5, 0.5], [3, 3]] };
+    const pts: Shape = {
+      kind: 'point',
+      points: [
+        [1.5, 0.5],
+        [3, 3],
+      ],
+    };
     expect(touchesPoint(pts, 1.5, 0.5)).toBe(true);
     expect(touchesPoint(pts, 3, 3)).toBe(true);
     expect(touchesPoint(pts, 1.5, 0.50001)).toBe(false);
@@ -230,7 +374,17 @@ describe('polygonOverlap', () => {
 
   it('a feature wholly outside is null (beyond the AOI box, and inside the box of a concave AOI)', () => {
     expect(polygonOverlap(aoi, [poly(rect(20, 2, 21, 3))])).toBeNull();
-    const ell = indexAoi([poly([[0, 0], [10, 0], [10, 5], [5, 5], [5, 10], [0, 10], [0, 0]])]);
+    const ell = indexAoi([
+      poly([
+        [0, 0],
+        [10, 0],
+        [10, 5],
+        [5, 5],
+        [5, 10],
+        [0, 10],
+        [0, 0],
+      ]),
+    ]);
     expect(polygonOverlap(ell, [poly(rect(7, 7, 8, 8))])).toBeNull();
     // (control) the same AOI does take a feature in its lower arm.
     expectRel(polygonOverlap(ell, [poly(rect(7, 1, 8, 2))])!.interAreaM2, rectArea(7, 1, 8, 2));
@@ -298,7 +452,15 @@ describe('polygonOverlap', () => {
   });
 
   it('an invalid bow-tie feature across an AOI edge does not throw; whatever it answers is finite and consistent', () => {
-    const bowtie: MultiPolygonCoords = [poly([[9, 4], [11, 5], [11, 4], [9, 5], [9, 4]])];
+    const bowtie: MultiPolygonCoords = [
+      poly([
+        [9, 4],
+        [11, 5],
+        [11, 4],
+        [9, 5],
+        [9, 4],
+      ]),
+    ];
     const run = (): ReturnType<typeof polygonOverlap> => polygonOverlap(aoi, bowtie);
     expect(run).not.toThrow();
     const o = run();
@@ -313,14 +475,32 @@ describe('polygonOverlap', () => {
   });
 
   it('an invalid bow-tie feature wholly inside the AOI does not throw', () => {
-    expect(() => polygonOverlap(aoi, [poly([[2, 2], [3, 3], [3, 2], [2, 3], [2, 2]])])).not.toThrow();
+    expect(() =>
+      polygonOverlap(aoi, [
+        poly([
+          [2, 2],
+          [3, 3],
+          [3, 2],
+          [2, 3],
+          [2, 2],
+        ]),
+      ]),
+    ).not.toThrow();
   });
 
   // Self-crossing features (bow ties) are repaired before they are measured: their area is the sum of
   // their lobes, not the shoelace difference.
   it('a symmetric bow tie wholly inside the AOI counts with the area of both lobes', () => {
     // Triangles (2,2) (2,3) (2.5,2.5) and (3,2) (3,3) (2.5,2.5): half the 1° × 1° cell in lon/lat.
-    const ov = polygonOverlap(aoi, [poly([[2, 2], [3, 3], [3, 2], [2, 3], [2, 2]])]);
+    const ov = polygonOverlap(aoi, [
+      poly([
+        [2, 2],
+        [3, 3],
+        [3, 2],
+        [2, 3],
+        [2, 2],
+      ]),
+    ]);
     expect(ov).not.toBeNull();
     expectRel(ov!.featureAreaM2, 0.5 * rectArea(2, 2, 3, 3), 1e-4);
     expect(ov!.interAreaM2).toBe(ov!.featureAreaM2);
@@ -329,12 +509,28 @@ describe('polygonOverlap', () => {
   it('an asymmetric bow tie wholly inside the AOI counts lobe₁ + lobe₂ (5/3 deg²), not their difference (1 deg²)', () => {
     // Edges (2,2)→(4,4) and (4,2)→(2,3) cross at (8/3, 8/3): lobes of 4/3 and 1/3 deg² in lon/lat;
     // the 2° × 2° cell is 4 deg², and its density varies by < 0.2 % over 2–4° N.
-    const ov = polygonOverlap(aoi, [poly([[2, 2], [4, 4], [4, 2], [2, 3], [2, 2]])]);
+    const ov = polygonOverlap(aoi, [
+      poly([
+        [2, 2],
+        [4, 4],
+        [4, 2],
+        [2, 3],
+        [2, 2],
+      ]),
+    ]);
     expectRel(ov!.featureAreaM2, (5 / 12) * rectArea(2, 2, 4, 4), 2e-3);
   });
 
   it('a bow tie across an AOI edge: the piece is one lobe, the feature both (share ½, not 1)', () => {
-    const ov = polygonOverlap(aoi, [poly([[9, 4], [11, 5], [11, 4], [9, 5], [9, 4]])]);
+    const ov = polygonOverlap(aoi, [
+      poly([
+        [9, 4],
+        [11, 5],
+        [11, 4],
+        [9, 5],
+        [9, 4],
+      ]),
+    ]);
     expect(ov).not.toBeNull();
     expectRel(ov!.featureAreaM2, 2 * ov!.interAreaM2, 1e-9);
   });
@@ -346,12 +542,84 @@ describe('meetsAoi (point and line datasets in intersect mode)', () => {
     ['a point inside', { kind: 'point', points: [[1, 0.5]] }, true],
     ['a point on the AOI edge', { kind: 'point', points: [[2, 0.5]] }, true],
     ['a point outside', { kind: 'point', points: [[3, 0.5]] }, false],
-    ['a multipoint with one point inside', { kind: 'point', points: [[5, 5], [1, 0.5]] }, true],
-    ['a line crossing the AOI with no vertex inside', { kind: 'line', lines: [[[-1, 0.5], [3, 0.5]]] }, true],
-    ['a line inside', { kind: 'line', lines: [[[0.5, 0.5], [1.5, 0.5]]] }, true],
-    ['a line going round the AOI', { kind: 'line', lines: [[[-1, -1], [3, -1], [3, 2], [-1, 2]]] }, false],
-    ['a line touching the AOI corner', { kind: 'line', lines: [[[2, 1], [3, 2]]] }, true],
-    ['a line far away', { kind: 'line', lines: [[[10, 10], [11, 11]]] }, false],
+    [
+      'a multipoint with one point inside',
+      {
+        kind: 'point',
+        points: [
+          [5, 5],
+          [1, 0.5],
+        ],
+      },
+      true,
+    ],
+    [
+      'a line crossing the AOI with no vertex inside',
+      {
+        kind: 'line',
+        lines: [
+          [
+            [-1, 0.5],
+            [3, 0.5],
+          ],
+        ],
+      },
+      true,
+    ],
+    [
+      'a line inside',
+      {
+        kind: 'line',
+        lines: [
+          [
+            [0.5, 0.5],
+            [1.5, 0.5],
+          ],
+        ],
+      },
+      true,
+    ],
+    [
+      'a line going round the AOI',
+      {
+        kind: 'line',
+        lines: [
+          [
+            [-1, -1],
+            [3, -1],
+            [3, 2],
+            [-1, 2],
+          ],
+        ],
+      },
+      false,
+    ],
+    [
+      'a line touching the AOI corner',
+      {
+        kind: 'line',
+        lines: [
+          [
+            [2, 1],
+            [3, 2],
+          ],
+        ],
+      },
+      true,
+    ],
+    [
+      'a line far away',
+      {
+        kind: 'line',
+        lines: [
+          [
+            [10, 10],
+            [11, 11],
+          ],
+        ],
+      },
+      false,
+    ],
   ])('%s → %s', (_name, shape, want) => {
     expect(meetsAoi(aoi, shape)).toBe(want);
   });

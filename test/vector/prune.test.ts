@@ -27,7 +27,12 @@ describe('pruneRowGroups', () => {
   });
 
   it('several AOI boxes (a multipolygon, an AOI split at the antimeridian) keep the union of their groups', () => {
-    expect(pruneRowGroups(GRID, [[21, 1, 22, 2], [1, 11, 2, 12]])).toEqual([2, 3]);
+    expect(
+      pruneRowGroups(GRID, [
+        [21, 1, 22, 2],
+        [1, 11, 2, 12],
+      ]),
+    ).toEqual([2, 3]);
   });
 
   it('a box outside every group keeps none', () => {
@@ -58,7 +63,7 @@ describe('pruneRowGroups', () => {
     expect(pruneRowGroups(groups, [[1, 1, 2, 2]])).toEqual([2]);
   });
 
-  it('answers the groups\' own index, not their position in the list', () => {
+  it("answers the groups' own index, not their position in the list", () => {
     const groups: RowGroupInfo[] = [GRID[4]!, GRID[1]!];
     expect(pruneRowGroups(groups, [[12, 3, 14, 14]])).toEqual([4, 1]);
   });

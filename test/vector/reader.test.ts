@@ -22,7 +22,7 @@ function topLevel(file: string): Map<string, SchemaElement> {
 }
 
 describe('isNumericColumn', () => {
-  it("types.parquet: every integer, float and decimal column is numeric; flag, label, geometry and bbox are not", () => {
+  it('types.parquet: every integer, float and decimal column is numeric; flag, label, geometry and bbox are not', () => {
     const cols = topLevel('types.parquet');
     const numeric = ['i8', 'i16', 'i32', 'i64', 'u8', 'u16', 'u32', 'u64', 'f32', 'f64', 'dec9_2', 'dec18_4', 'dec24_3'];
     for (const name of numeric) expect(isNumericColumn(cols.get(name)!), name).toBe(true);
@@ -35,7 +35,7 @@ describe('isNumericColumn', () => {
     for (const name of ['NAME', 'FIPS', 'geom', 'bbox']) expect(isNumericColumn(cols.get(name)!), name).toBe(false);
   });
 
-  it("no_geo.parquet: the unannotated BYTE_ARRAY the_geom is not numeric", () => {
+  it('no_geo.parquet: the unannotated BYTE_ARRAY the_geom is not numeric', () => {
     const cols = topLevel('no_geo.parquet');
     expect(isNumericColumn(cols.get('the_geom')!)).toBe(false);
     expect(isNumericColumn(cols.get('score')!)).toBe(true);
@@ -78,7 +78,9 @@ describe('isNumericColumn', () => {
   });
 
   it('TIMESTAMP and TIME logical types on INT64 are not numeric', () => {
-    expect(isNumericColumn(el({ type: 'INT64', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' } } as Partial<SchemaElement>))).toBe(false);
+    expect(isNumericColumn(el({ type: 'INT64', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' } } as Partial<SchemaElement>))).toBe(
+      false,
+    );
     expect(isNumericColumn(el({ type: 'INT64', logical_type: { type: 'TIME', isAdjustedToUTC: true, unit: 'MICROS' } } as Partial<SchemaElement>))).toBe(false);
   });
 });
@@ -141,7 +143,7 @@ describe('decimalValue', () => {
     expect(decimalValue(-123456789012345678n, 4)).toBe(Number('-12345678901234.5678'));
   });
 
-  it('byte-array decimals (big-endian two\'s complement, any length)', () => {
+  it("byte-array decimals (big-endian two's complement, any length)", () => {
     expect(decimalValue(Uint8Array.of(0x30, 0x39), 3)).toBe(12.345);
     expect(decimalValue(Uint8Array.of(0x00, 0x00, 0x30, 0x39), 3)).toBe(12.345);
     expect(decimalValue(Uint8Array.of(0xcf, 0xc7), 3)).toBe(-12.345);
@@ -152,7 +154,7 @@ describe('decimalValue', () => {
     expect(decimalValue(Uint8Array.of(0x00, 0x80), 0)).toBe(128);
   });
 
-  it('DECIMAL(24,3) in 11 bytes (types.parquet\'s dec24_3 layout), both signs, past 2^64', () => {
+  it("DECIMAL(24,3) in 11 bytes (types.parquet's dec24_3 layout), both signs, past 2^64", () => {
     const big = 123456789012345678901234n; // 24 digits
     expect(decimalValue(twosComplement(big, 11), 3)).toBe(Number('123456789012345678901.234'));
     expect(decimalValue(twosComplement(-big, 11), 3)).toBe(Number('-123456789012345678901.234'));
@@ -185,7 +187,7 @@ function stepUlp(d: number, up: boolean): number {
   const buf = new DataView(new ArrayBuffer(8));
   buf.setFloat64(0, d);
   let bits = buf.getBigUint64(0);
-  bits = (d >= 0) === up ? bits + 1n : bits - 1n;
+  bits = d >= 0 === up ? bits + 1n : bits - 1n;
   buf.setBigUint64(0, bits);
   return buf.getFloat64(0);
 }

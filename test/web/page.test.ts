@@ -34,7 +34,23 @@ interface ZoneAnswer {
 const TWO_ZONES = {
   type: 'FeatureCollection',
   features: [
-    { type: 'Feature', id: 'north', properties: { name: 'north, "quoted"' }, geometry: { type: 'Polygon', coordinates: [[[6.0, 49.9], [6.2, 49.9], [6.2, 50.05], [6.0, 50.05], [6.0, 49.9]]] } },
+    {
+      type: 'Feature',
+      id: 'north',
+      properties: { name: 'north, "quoted"' },
+      geometry: {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [6.0, 49.9],
+            [6.2, 49.9],
+            [6.2, 50.05],
+            [6.0, 50.05],
+            [6.0, 49.9],
+          ],
+        ],
+      },
+    },
     { type: 'Feature', id: 'south', properties: {}, geometry: { type: 'Point', coordinates: [6.13, 49.61], radius: 3000 } },
   ],
 };
@@ -87,7 +103,11 @@ describe.skipIf(!chromiumPath)('web page (Chromium)', () => {
   });
 
   async function postStats(kind: 'raster' | 'vector' | 'raster/stac', body: unknown): Promise<ZoneAnswer[]> {
-    const res = await fetch(`${base}/api/v1/zonal-stats/${kind}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${base}/api/v1/zonal-stats/${kind}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(res.status).toBe(200);
     return ((await res.json()) as { features: ZoneAnswer[] }).features;
   }
@@ -127,7 +147,12 @@ describe.skipIf(!chromiumPath)('web page (Chromium)', () => {
     const box = (await page.locator('#map canvas.maplibregl-canvas').boundingBox())!;
     const cx = box.x + box.width / 2;
     const cy = box.y + box.height / 2;
-    const corners: [number, number][] = [[-90, -60], [80, -70], [100, 60], [-70, 80]];
+    const corners: [number, number][] = [
+      [-90, -60],
+      [80, -70],
+      [100, 60],
+      [-70, 80],
+    ];
     for (const [dx, dy] of corners) {
       await page.mouse.click(cx + dx, cy + dy);
       await page.waitForTimeout(100);
@@ -160,7 +185,10 @@ describe.skipIf(!chromiumPath)('web page (Chromium)', () => {
     await page.locator('#histogram-bins').fill('8');
     await run(2);
     const rows = await tableRows();
-    expect(rows.map((r) => [r['zone'], r['id']])).toEqual([['0', 'north'], ['1', 'south']]);
+    expect(rows.map((r) => [r['zone'], r['id']])).toEqual([
+      ['0', 'north'],
+      ['1', 'south'],
+    ]);
     const answers = await postStats('raster', bodyFromCurl(await page.locator('#curl').inputValue()));
     rows.forEach((r, i) => expect(Number(r['mean'])).toBe(answers[i]!.properties.statistics!['band_1']!['mean']));
     await expect.poll(() => page.locator('#chart-title').textContent()).toContain('histogram');
@@ -193,7 +221,23 @@ describe.skipIf(!chromiumPath)('web page (Chromium)', () => {
       type: 'FeatureCollection',
       features: [
         { type: 'Feature', id: 'raleigh', properties: {}, geometry: { type: 'Point', coordinates: [-78.64, 35.78], radius: 20000 } },
-        { type: 'Feature', id: 'charlotte', properties: {}, geometry: { type: 'Polygon', coordinates: [[[-81.0, 35.1], [-80.7, 35.1], [-80.7, 35.4], [-81.0, 35.4], [-81.0, 35.1]]] } },
+        {
+          type: 'Feature',
+          id: 'charlotte',
+          properties: {},
+          geometry: {
+            type: 'Polygon',
+            coordinates: [
+              [
+                [-81.0, 35.1],
+                [-80.7, 35.1],
+                [-80.7, 35.4],
+                [-81.0, 35.4],
+                [-81.0, 35.1],
+              ],
+            ],
+          },
+        },
       ],
     };
     await page.locator('#zones-geojson').fill(JSON.stringify(zones));
@@ -260,9 +304,24 @@ describe.skipIf(!chromiumPath)('web page (Chromium)', () => {
   it('a zone the service cannot answer shows its own error detail in its row', async () => {
     await pickDemoRaster();
     await page.locator('#zones-clear').click();
-    const bowtie = { type: 'Polygon', coordinates: [[[6.0, 49.6], [6.2, 49.8], [6.2, 49.6], [6.0, 49.8], [6.0, 49.6]]] };
+    const bowtie = {
+      type: 'Polygon',
+      coordinates: [
+        [
+          [6.0, 49.6],
+          [6.2, 49.8],
+          [6.2, 49.6],
+          [6.0, 49.8],
+          [6.0, 49.6],
+        ],
+      ],
+    };
     // Its id would be a formula in a spreadsheet: the CSV gives it a leading apostrophe.
-    await page.locator('#zones-geojson').fill(JSON.stringify({ type: 'FeatureCollection', features: [TWO_ZONES.features[0], { type: 'Feature', id: '=1+2', properties: {}, geometry: bowtie }] }));
+    await page
+      .locator('#zones-geojson')
+      .fill(
+        JSON.stringify({ type: 'FeatureCollection', features: [TWO_ZONES.features[0], { type: 'Feature', id: '=1+2', properties: {}, geometry: bowtie }] }),
+      );
     await page.locator('#zones-add').click();
     await run(2);
     const answers = await postStats('raster', bodyFromCurl(await page.locator('#curl').inputValue()));

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createFoldRunner } from '../../src/workers/pool.ts';
 
 describe('worker pool', () => {
-  it('utilisation is a share of the threads\' time (busy back to back: far above 0.001, at most 1)', async () => {
+  it("utilisation is a share of the threads' time (busy back to back: far above 0.001, at most 1)", async () => {
     const runner = createFoldRunner(1);
     try {
       await runner.inflate;

@@ -72,6 +72,8 @@ describe('fractional means agree with terra exact=TRUE', () => {
     const want = c.lonlat ? c.expected_planar : c.expected;
     const rel = (got: number, exp: number) => Math.abs(got - exp) / Math.max(1, Math.abs(exp));
     expect(rel(b.mean, want.weighted_mean), `mean ${b.mean} vs ${want.weighted_mean}`).toBeLessThanOrEqual(1e-6);
-    expect(Math.abs(b.count - want.sum_fraction_valid), `Σ fractions ${b.count} vs ${want.sum_fraction_valid}`).toBeLessThanOrEqual(1e-6 * Math.max(1, want.sum_fraction_valid));
+    expect(Math.abs(b.count - want.sum_fraction_valid), `Σ fractions ${b.count} vs ${want.sum_fraction_valid}`).toBeLessThanOrEqual(
+      1e-6 * Math.max(1, want.sum_fraction_valid),
+    );
   });
 });

@@ -21,13 +21,41 @@ const sources: Record<string, Buffer> = {
 };
 const zones: GeometryRequest[] = [
   { type: 'Point', coordinates: [-34.87, -7.99], radius: 500 } as GeometryRequest,
-  { type: 'Polygon', coordinates: [[[-34.9, -8.02], [-34.86, -8.02], [-34.86, -7.98], [-34.9, -7.98], [-34.9, -8.02]]] },
-  { type: 'Polygon', coordinates: [[[6.0, 49.6], [6.2, 49.6], [6.2, 49.8], [6.0, 49.8], [6.0, 49.6]]] },
+  {
+    type: 'Polygon',
+    coordinates: [
+      [
+        [-34.9, -8.02],
+        [-34.86, -8.02],
+        [-34.86, -7.98],
+        [-34.9, -7.98],
+        [-34.9, -8.02],
+      ],
+    ],
+  },
+  {
+    type: 'Polygon',
+    coordinates: [
+      [
+        [6.0, 49.6],
+        [6.2, 49.6],
+        [6.2, 49.8],
+        [6.0, 49.8],
+        [6.0, 49.6],
+      ],
+    ],
+  },
 ];
 
 async function answers(url: string, deps: RasterDeps, keys?: string[]): Promise<unknown[]> {
   const out: unknown[] = [];
-  for await (const a of rasterZonesStats({ url, stats: ['count', 'mean', 'min', 'max'], pixels: 'fractional' }, zones.map((z) => () => z), deps, undefined, keys)) {
+  for await (const a of rasterZonesStats(
+    { url, stats: ['count', 'mean', 'min', 'max'], pixels: 'fractional' },
+    zones.map((z) => () => z),
+    deps,
+    undefined,
+    keys,
+  )) {
     out.push('error' in a ? (a.error as Error).message : a.statistics);
   }
   return out;

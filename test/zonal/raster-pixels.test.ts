@@ -105,7 +105,11 @@ describe('pixel selection modes', () => {
   });
 
   it('an unknown pixels value is 422', async () => {
-    const res = await app.inject({ method: 'POST', url: '/api/v1/zonal-stats/raster', payload: { url: EDGES, aoi: rect(600100, 5099600, 600200, 5099700), pixels: 'exact' } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/zonal-stats/raster',
+      payload: { url: EDGES, aoi: rect(600100, 5099600, 600200, 5099700), pixels: 'exact' },
+    });
     expect(res.statusCode).toBe(422);
     expect(res.json().errors[0].path).toBe('/pixels');
   });

@@ -88,7 +88,7 @@ describe('raster endpoint on synthetic rasters (hand-derived values)', () => {
       expect(b.minority).toBe(f(1, 1));
       expect(b.data_area).toBeCloseTo(6 * TINY_PIXEL_M2, 6);
       expect(b.aoi_area).toBeGreaterThan(26 * 16 * 0.999);
-      expect(b.aoi_area).toBeLessThan((26 * 16) / (0.9996 * 0.9996) * 1.001);
+      expect(b.aoi_area).toBeLessThan(((26 * 16) / (0.9996 * 0.9996)) * 1.001);
     });
 
     it('whole raster: the nodata pixel at (5,3) is excluded and counted in nodata', async () => {
@@ -104,20 +104,36 @@ describe('raster endpoint on synthetic rasters (hand-derived values)', () => {
   it('a bare point selects the one pixel containing it', async () => {
     const [x, y] = centre(4, 2);
     const [lon, lat] = toLonLat(x + 3, y - 2);
-    const { body } = await post({ url: fixtureUrl('raster/synthetic/tiny_int16.tif'), aoi: { type: 'Point', coordinates: [lon, lat] }, stats: ['count', 'mean', 'nodata'] });
+    const { body } = await post({
+      url: fixtureUrl('raster/synthetic/tiny_int16.tif'),
+      aoi: { type: 'Point', coordinates: [lon, lat] },
+      stats: ['count', 'mean', 'nodata'],
+    });
     expect(body.band_1).toEqual({ count: 1, mean: 2 * 6 + 4 - 5, nodata: 0, aoi_area: 0, data_area: 0 });
   });
 
   it('a point outside the raster counts nothing (200 with the empty shape)', async () => {
     const [lon, lat] = toLonLat(499000, 4999000);
-    const { status, body } = await post({ url: fixtureUrl('raster/synthetic/tiny_int16.tif'), aoi: { type: 'Point', coordinates: [lon, lat] }, stats: ['count', 'mean', 'unique', 'freq_hist', 'nodata'] });
+    const { status, body } = await post({
+      url: fixtureUrl('raster/synthetic/tiny_int16.tif'),
+      aoi: { type: 'Point', coordinates: [lon, lat] },
+      stats: ['count', 'mean', 'unique', 'freq_hist', 'nodata'],
+    });
     expect(status).toBe(200);
     expect(body.band_1).toEqual({ count: 0, mean: null, unique: [], freq_hist: {}, nodata: 0, aoi_area: 0, data_area: 0 });
   });
 
   it('NaN pixels are invalid even without a declared nodata', async () => {
     const { body } = await post({ url: fixtureUrl('raster/synthetic/tiny_nan.tif'), aoi: ALL, stats: ['count', 'nodata', 'min', 'sum'] });
-    const xs = cells((c, r) => r * 6 + c, [0, 1, 2, 3, 4, 5], [0, 1, 2, 3], [[0, 0], [1, 0]]);
+    const xs = cells(
+      (c, r) => r * 6 + c,
+      [0, 1, 2, 3, 4, 5],
+      [0, 1, 2, 3],
+      [
+        [0, 0],
+        [1, 0],
+      ],
+    );
     expect(body.band_1).toMatchObject({ count: 22, nodata: 2, min: 2, sum: sum(xs) });
   });
 
@@ -128,7 +144,11 @@ describe('raster endpoint on synthetic rasters (hand-derived values)', () => {
   });
 
   it('scale and offset from GDAL_METADATA apply before statistics (value = raw × 0.5 + 100)', async () => {
-    const { body } = await post({ url: fixtureUrl('raster/synthetic/tiny_scaled.tif'), aoi: ALL, stats: ['count', 'nodata', 'min', 'max', 'sum', 'freq_hist'] });
+    const { body } = await post({
+      url: fixtureUrl('raster/synthetic/tiny_scaled.tif'),
+      aoi: ALL,
+      stats: ['count', 'nodata', 'min', 'max', 'sum', 'freq_hist'],
+    });
     const xs = cells((c, r) => (r * 6 + c) * 0.5 + 100, [0, 1, 2, 3, 4, 5], [0, 1, 2, 3], [[0, 0]]);
     expect(body.band_1).toMatchObject({ count: 23, nodata: 1, min: 100.5, max: 111.5, sum: sum(xs) });
     expect(body.band_1.freq_hist['100.5']).toBe(1);

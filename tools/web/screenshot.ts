@@ -13,9 +13,41 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ZONES = {
   type: 'FeatureCollection',
   features: [
-    { type: 'Feature', id: 'north', properties: { name: 'Clervaux' }, geometry: { type: 'Polygon', coordinates: [[[5.95, 49.98], [6.12, 49.98], [6.12, 50.1], [5.95, 50.1], [5.95, 49.98]]] } },
+    {
+      type: 'Feature',
+      id: 'north',
+      properties: { name: 'Clervaux' },
+      geometry: {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [5.95, 49.98],
+            [6.12, 49.98],
+            [6.12, 50.1],
+            [5.95, 50.1],
+            [5.95, 49.98],
+          ],
+        ],
+      },
+    },
     { type: 'Feature', id: 'city', properties: { name: 'Luxembourg' }, geometry: { type: 'Point', coordinates: [6.13, 49.61], radius: 4000 } },
-    { type: 'Feature', id: 'moselle', properties: { name: 'Moselle' }, geometry: { type: 'Polygon', coordinates: [[[6.3, 49.5], [6.42, 49.52], [6.45, 49.65], [6.33, 49.68], [6.3, 49.5]]] } },
+    {
+      type: 'Feature',
+      id: 'moselle',
+      properties: { name: 'Moselle' },
+      geometry: {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [6.3, 49.5],
+            [6.42, 49.52],
+            [6.45, 49.65],
+            [6.33, 49.68],
+            [6.3, 49.5],
+          ],
+        ],
+      },
+    },
   ],
 };
 

@@ -1,9 +1,19 @@
 /** The service's public HTTP API as the page uses it: same origin, JSON in, JSON or problem+json out. */
 import type { Feature, FeatureCollection, Geometry, Polygon } from 'geojson';
 
-export interface Basemap { tiles: string; attribution?: string }
-export interface DemoSource { label: string; kind: 'raster' | 'vector'; url: string }
-export interface UiConfig { basemap: Basemap | null; demo: DemoSource[] }
+export interface Basemap {
+  tiles: string;
+  attribution?: string;
+}
+export interface DemoSource {
+  label: string;
+  kind: 'raster' | 'vector';
+  url: string;
+}
+export interface UiConfig {
+  basemap: Basemap | null;
+  demo: DemoSource[];
+}
 
 export interface Preview {
   width: number;
@@ -81,7 +91,11 @@ export type StatsRequest = ({ kind: 'raster'; body: RasterRequest } | { kind: 'v
 
 export type StatValue = number | null | number[] | Record<string, number> | { edges: number[]; counts: number[] } | string;
 export type Statistics = Record<string, Record<string, StatValue>>;
-export interface ZoneError { status: number; code: string; detail: string }
+export interface ZoneError {
+  status: number;
+  code: string;
+  detail: string;
+}
 export type ZoneFeature = Feature<Geometry | null, { statistics?: Statistics; error?: ZoneError; [key: string]: unknown }>;
 export type StatsAnswer = FeatureCollection<Geometry | null, ZoneFeature['properties']>;
 
@@ -117,7 +131,12 @@ async function call<T>(path: string, init: RequestInit): Promise<T> {
   }
   if (!response.ok) {
     const problem = (body ?? {}) as { detail?: unknown; title?: unknown; code?: unknown };
-    const detail = typeof problem.detail === 'string' ? problem.detail : typeof problem.title === 'string' ? problem.title : `HTTP ${response.status} ${response.statusText}`;
+    const detail =
+      typeof problem.detail === 'string'
+        ? problem.detail
+        : typeof problem.title === 'string'
+          ? problem.title
+          : `HTTP ${response.status} ${response.statusText}`;
     throw new ProblemError(detail, response.status, typeof problem.code === 'string' ? problem.code : null);
   }
   if (body === null) throw new ProblemError(`The service answered ${response.status} without JSON.`, response.status, null);

@@ -18,7 +18,12 @@ export class Histogram {
     }
     this.chart = new Chart(this.canvas, {
       type: 'bar',
-      data: { labels, datasets: [{ label, data: counts, backgroundColor: '#21918c', hoverBackgroundColor: '#3b528b', borderWidth: 0, barPercentage: 1, categoryPercentage: 0.95 }] },
+      data: {
+        labels,
+        datasets: [
+          { label, data: counts, backgroundColor: '#21918c', hoverBackgroundColor: '#3b528b', borderWidth: 0, barPercentage: 1, categoryPercentage: 0.95 },
+        ],
+      },
       options: {
         animation: false,
         responsive: true,

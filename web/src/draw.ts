@@ -15,7 +15,17 @@ export class Drawing {
     this.draw = new TerraDraw({
       adapter: new TerraDrawMapLibreGLAdapter({ map, coordinatePrecision: 7 }),
       modes: [
-        new TerraDrawPolygonMode({ styles: { fillColor: COLOR, fillOpacity: 0.2, outlineColor: COLOR, outlineWidth: 2, closingPointColor: '#ffffff', closingPointOutlineColor: COLOR, closingPointOutlineWidth: 2 } }),
+        new TerraDrawPolygonMode({
+          styles: {
+            fillColor: COLOR,
+            fillOpacity: 0.2,
+            outlineColor: COLOR,
+            outlineWidth: 2,
+            closingPointColor: '#ffffff',
+            closingPointOutlineColor: COLOR,
+            closingPointOutlineWidth: 2,
+          },
+        }),
         new TerraDrawCircleMode({ styles: { fillColor: COLOR, fillOpacity: 0.2, outlineColor: COLOR, outlineWidth: 2 } }),
         new TerraDrawPointMode({ styles: { pointColor: COLOR, pointWidth: 5, pointOutlineColor: '#ffffff', pointOutlineWidth: 1.5 } }),
       ],

@@ -3,8 +3,40 @@ import type { SourceInfo, StacSource, StatsRequest } from './api.ts';
 import { byId, checkbox, checkedValues } from './dom.ts';
 import { zonesCollection, type Zone } from './zones.ts';
 
-const RASTER_STATS = ['count', 'min', 'max', 'mean', 'median', 'std', 'sum', 'range', 'nodata', 'majority', 'minority', 'unique', 'percentile_10', 'percentile_90', 'freq_hist'];
-const VECTOR_STATS = ['count', 'min', 'max', 'mean', 'median', 'std', 'sum', 'range', 'density', 'majority', 'minority', 'unique', 'percentile_10', 'percentile_90', 'freq_hist'];
+const RASTER_STATS = [
+  'count',
+  'min',
+  'max',
+  'mean',
+  'median',
+  'std',
+  'sum',
+  'range',
+  'nodata',
+  'majority',
+  'minority',
+  'unique',
+  'percentile_10',
+  'percentile_90',
+  'freq_hist',
+];
+const VECTOR_STATS = [
+  'count',
+  'min',
+  'max',
+  'mean',
+  'median',
+  'std',
+  'sum',
+  'range',
+  'density',
+  'majority',
+  'minority',
+  'unique',
+  'percentile_10',
+  'percentile_90',
+  'freq_hist',
+];
 const PIXELS = ['center', 'all_touched', 'fractional'] as const;
 
 export class OptionsForm {
@@ -76,13 +108,27 @@ export class OptionsForm {
         request: {
           kind: 'raster',
           stac: stac !== null,
-          body: { ...source, aoi, stats, bands, pixels, approx_stats: this.approx.checked, ...(this.bins.value !== '' && Number.isInteger(bins) && bins > 0 ? { histogram: { bins } } : {}) },
+          body: {
+            ...source,
+            aoi,
+            stats,
+            bands,
+            pixels,
+            approx_stats: this.approx.checked,
+            ...(this.bins.value !== '' && Number.isInteger(bins) && bins > 0 ? { histogram: { bins } } : {}),
+          },
         },
       };
     }
     const columns = checkedValues(this.columns);
     if (columns.length === 0) return { missing: 'Pick at least one numeric column.' };
-    return { request: { kind: 'vector', stac: stac !== null, body: { ...source, aoi, columns, stats, weighting_method: this.weighting.value === 'ratio' ? 'ratio' : 'area' } } };
+    return {
+      request: {
+        kind: 'vector',
+        stac: stac !== null,
+        body: { ...source, aoi, columns, stats, weighting_method: this.weighting.value === 'ratio' ? 'ratio' : 'area' },
+      },
+    };
   }
 
   /** "25, 75" → percentile_25, percentile_75 (the service checks them). */

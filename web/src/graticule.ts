@@ -11,7 +11,13 @@ export function graticuleStep(span: number, target = 6): number {
 }
 
 /** west/south/east/north of the view (east may exceed 180 when the view crosses the antimeridian). */
-export function graticule(west: number, south: number, east: number, north: number, target = 6): FeatureCollection<LineString, { step: number; major: boolean }> {
+export function graticule(
+  west: number,
+  south: number,
+  east: number,
+  north: number,
+  target = 6,
+): FeatureCollection<LineString, { step: number; major: boolean }> {
   const step = graticuleStep(Math.max(east - west, north - south), target);
   const s = Math.max(south, -MAX_LAT);
   const n = Math.min(north, MAX_LAT);
@@ -21,7 +27,17 @@ export function graticule(west: number, south: number, east: number, north: numb
   const pad = step;
   for (let i = Math.ceil((west - pad) / step); i * step <= east + pad; i++) {
     const lon = round(i * step);
-    features.push({ type: 'Feature', properties: { step, major: major(lon) }, geometry: { type: 'LineString', coordinates: [[lon, s], [lon, n]] } });
+    features.push({
+      type: 'Feature',
+      properties: { step, major: major(lon) },
+      geometry: {
+        type: 'LineString',
+        coordinates: [
+          [lon, s],
+          [lon, n],
+        ],
+      },
+    });
   }
   for (let i = Math.ceil((s - pad) / step); i * step <= n + pad; i++) {
     const lat = round(i * step);

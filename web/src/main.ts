@@ -2,7 +2,19 @@
 import 'maplibre-gl/dist/maplibre-gl.css';
 import './styles.css';
 import type { Point, Polygon } from 'geojson';
-import { curlCommand, getAssetInfo, getConfig, getInfo, getItemInfo, postStats, ProblemError, type SourceInfo, type StacItemInfo, type StacSource, type UiConfig } from './api.ts';
+import {
+  curlCommand,
+  getAssetInfo,
+  getConfig,
+  getInfo,
+  getItemInfo,
+  postStats,
+  ProblemError,
+  type SourceInfo,
+  type StacItemInfo,
+  type StacSource,
+  type UiConfig,
+} from './api.ts';
 import { byId, h } from './dom.ts';
 import { Drawing, type DrawMode } from './draw.ts';
 import { OptionsForm } from './form.ts';
@@ -64,7 +76,12 @@ function setStatus(text: string): void {
 function renderDemos(config: UiConfig): void {
   els.demoList.replaceChildren(
     ...config.demo.map((d, i) =>
-      h('button', { type: 'button', class: 'demo', 'data-testid': `demo-${i}`, 'data-kind': d.kind, 'data-url': d.url, title: d.url }, h('span', { class: `kind kind-${d.kind}` }, d.kind), ` ${d.label}`),
+      h(
+        'button',
+        { type: 'button', class: 'demo', 'data-testid': `demo-${i}`, 'data-kind': d.kind, 'data-url': d.url, title: d.url },
+        h('span', { class: `kind kind-${d.kind}` }, d.kind),
+        ` ${d.label}`,
+      ),
     ),
   );
   els.demoList.addEventListener('click', (e) => {
@@ -99,7 +116,8 @@ async function loadSource(url: string): Promise<void> {
       const item = await getItemInfo(url, controller.signal);
       if (controller.signal.aborted) return;
       const readable = item.assets.filter((a) => a.kind !== null);
-      if (readable.length === 0) throw new ProblemError(`The STAC Item has no GeoTIFF or GeoParquet asset (its assets: ${item.assets.map((a) => a.key).join(', ')}).`, 422, null);
+      if (readable.length === 0)
+        throw new ProblemError(`The STAC Item has no GeoTIFF or GeoParquet asset (its assets: ${item.assets.map((a) => a.key).join(', ')}).`, 422, null);
       showAssets(item);
       await loadAsset({ item: url, asset: (readable[0] as { key: string }).key }, controller);
       return;
@@ -175,7 +193,12 @@ function addZones(zones: Zone[], fit: boolean): void {
 function renderZones(): void {
   els.zonesList.replaceChildren(
     ...state.zones.map((z, i) =>
-      h('li', { 'data-zone': String(i) }, h('span', {}, describeZone(z)), h('button', { type: 'button', class: 'icon', 'data-remove': String(i), 'aria-label': `Remove zone ${i}`, title: 'Remove' }, '×')),
+      h(
+        'li',
+        { 'data-zone': String(i) },
+        h('span', {}, describeZone(z)),
+        h('button', { type: 'button', class: 'icon', 'data-remove': String(i), 'aria-label': `Remove zone ${i}`, title: 'Remove' }, '×'),
+      ),
     ),
   );
   state.selectedZone = null;
@@ -239,7 +262,9 @@ async function run(): Promise<void> {
     results.show(table);
     const failed = answer.features.filter((f) => f.properties?.error).length;
     const ms = Math.round(performance.now() - started);
-    setStatus(`${answer.features.length} zone${answer.features.length === 1 ? '' : 's'}, ${table.rows.length} row${table.rows.length === 1 ? '' : 's'} in ${ms} ms${failed ? `; ${failed} failed` : ''}`);
+    setStatus(
+      `${answer.features.length} zone${answer.features.length === 1 ? '' : 's'}, ${table.rows.length} row${table.rows.length === 1 ? '' : 's'} in ${ms} ms${failed ? `; ${failed} failed` : ''}`,
+    );
     if (failed) {
       const first = answer.features.findIndex((f) => f.properties?.error);
       showError(`Zone ${first}: ${answer.features[first]!.properties!.error!.detail}${failed > 1 ? ` (and ${failed - 1} more, see the table)` : ''}`);

@@ -21,7 +21,13 @@ function style(basemap: Basemap | null): StyleSpecification {
     layers: [{ id: 'background', type: 'background', paint: { 'background-color': '#f3f5f7' } }],
   };
   if (basemap) {
-    spec.sources['basemap'] = { type: 'raster', tiles: [basemap.tiles], tileSize: 256, maxzoom: 19, ...(basemap.attribution ? { attribution: basemap.attribution } : {}) };
+    spec.sources['basemap'] = {
+      type: 'raster',
+      tiles: [basemap.tiles],
+      tileSize: 256,
+      maxzoom: 19,
+      ...(basemap.attribution ? { attribution: basemap.attribution } : {}),
+    };
     spec.layers.push({ id: 'basemap', type: 'raster', source: 'basemap' });
   }
   spec.layers.push(
@@ -29,9 +35,27 @@ function style(basemap: Basemap | null): StyleSpecification {
     { id: 'footprint-fill', type: 'fill', source: 'footprint', paint: { 'fill-color': '#3b528b', 'fill-opacity': 0.08 } },
     // (the preview raster layer goes here, below the outline)
     { id: 'footprint-line', type: 'line', source: 'footprint', paint: { 'line-color': '#3b528b', 'line-width': 1.5 } },
-    { id: 'zones-fill', type: 'fill', source: 'zones', filter: ['==', ['geometry-type'], 'Polygon'], paint: { 'fill-color': ZONE_COLOR, 'fill-opacity': ['case', ['boolean', ['get', 'selected'], false], 0.28, 0.12] } },
-    { id: 'zones-line', type: 'line', source: 'zones', filter: ['==', ['geometry-type'], 'Polygon'], paint: { 'line-color': ZONE_COLOR, 'line-width': ['case', ['boolean', ['get', 'selected'], false], 3, 2] } },
-    { id: 'zones-point', type: 'circle', source: 'zones', filter: ['==', ['geometry-type'], 'Point'], paint: { 'circle-color': ZONE_COLOR, 'circle-radius': 5, 'circle-stroke-color': '#fff', 'circle-stroke-width': 1.5 } },
+    {
+      id: 'zones-fill',
+      type: 'fill',
+      source: 'zones',
+      filter: ['==', ['geometry-type'], 'Polygon'],
+      paint: { 'fill-color': ZONE_COLOR, 'fill-opacity': ['case', ['boolean', ['get', 'selected'], false], 0.28, 0.12] },
+    },
+    {
+      id: 'zones-line',
+      type: 'line',
+      source: 'zones',
+      filter: ['==', ['geometry-type'], 'Polygon'],
+      paint: { 'line-color': ZONE_COLOR, 'line-width': ['case', ['boolean', ['get', 'selected'], false], 3, 2] },
+    },
+    {
+      id: 'zones-point',
+      type: 'circle',
+      source: 'zones',
+      filter: ['==', ['geometry-type'], 'Point'],
+      paint: { 'circle-color': ZONE_COLOR, 'circle-radius': 5, 'circle-stroke-color': '#fff', 'circle-stroke-width': 1.5 },
+    },
   );
   return spec;
 }
@@ -80,10 +104,20 @@ export class ZonalMap {
     if (preview && preview.width > 0 && preview.height > 0) {
       this.previewCanvas = previewCanvas(preview);
       this.map.addSource('preview', { type: 'canvas', canvas: this.previewCanvas, coordinates: preview.corners, animate: false });
-      this.map.addLayer({ id: 'preview', type: 'raster', source: 'preview', paint: { 'raster-opacity': 0.85, 'raster-resampling': 'nearest', 'raster-fade-duration': 0 } }, 'footprint-line');
+      this.map.addLayer(
+        { id: 'preview', type: 'raster', source: 'preview', paint: { 'raster-opacity': 0.85, 'raster-resampling': 'nearest', 'raster-fade-duration': 0 } },
+        'footprint-line',
+      );
     }
     // Bounds across the antimeridian come with west > east (RFC 7946); the map wants east past 180.
-    if (bounds) this.map.fitBounds([[bounds[0], bounds[1]], [bounds[2] < bounds[0] ? bounds[2] + 360 : bounds[2], bounds[3]]], { padding: 40, duration: 0, maxZoom: 16 });
+    if (bounds)
+      this.map.fitBounds(
+        [
+          [bounds[0], bounds[1]],
+          [bounds[2] < bounds[0] ? bounds[2] + 360 : bounds[2], bounds[3]],
+        ],
+        { padding: 40, duration: 0, maxZoom: 16 },
+      );
   }
 
   private clearPreview(): void {
@@ -98,13 +132,26 @@ export class ZonalMap {
   }
 
   fitTo(zones: FeatureCollection<Geometry>): void {
-    let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
+    let w = Infinity,
+      s = Infinity,
+      e = -Infinity,
+      n = -Infinity;
     const visit = (c: unknown): void => {
       if (Array.isArray(c) && typeof c[0] === 'number' && typeof c[1] === 'number') {
-        w = Math.min(w, c[0]); e = Math.max(e, c[0]); s = Math.min(s, c[1]); n = Math.max(n, c[1]);
+        w = Math.min(w, c[0]);
+        e = Math.max(e, c[0]);
+        s = Math.min(s, c[1]);
+        n = Math.max(n, c[1]);
       } else if (Array.isArray(c)) c.forEach(visit);
     };
     for (const f of zones.features) if ('coordinates' in f.geometry) visit(f.geometry.coordinates);
-    if (Number.isFinite(w)) this.map.fitBounds([[w, s], [e, n]], { padding: 60, duration: 0, maxZoom: 14 });
+    if (Number.isFinite(w))
+      this.map.fitBounds(
+        [
+          [w, s],
+          [e, n],
+        ],
+        { padding: 60, duration: 0, maxZoom: 14 },
+      );
   }
 }

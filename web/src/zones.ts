@@ -39,7 +39,11 @@ export function zonesOf(value: unknown): Zone[] {
 function featureOf(f: Record<string, unknown>): Zone {
   const geometry = f['geometry'];
   if (!isObject(geometry)) throw new Error('A Feature without geometry cannot be a zone.');
-  const zone: Zone = { type: 'Feature', properties: isObject(f['properties']) ? (f['properties'] as Record<string, unknown>) : {}, geometry: geometry as unknown as ZoneGeometry };
+  const zone: Zone = {
+    type: 'Feature',
+    properties: isObject(f['properties']) ? (f['properties'] as Record<string, unknown>) : {},
+    geometry: geometry as unknown as ZoneGeometry,
+  };
   if (typeof f['id'] === 'string' || typeof f['id'] === 'number') zone.id = f['id'];
   return zone;
 }
@@ -59,7 +63,8 @@ export function displayZones(zones: readonly Zone[], selected: number | null): F
   zones.forEach((z, index) => {
     const props = { index, selected: index === selected };
     const g = z.geometry;
-    if (g.type === 'Point' && typeof g.radius === 'number' && g.radius > 0) features.push({ type: 'Feature', properties: props, geometry: circle(g, g.radius) });
+    if (g.type === 'Point' && typeof g.radius === 'number' && g.radius > 0)
+      features.push({ type: 'Feature', properties: props, geometry: circle(g, g.radius) });
     if (g.type === 'GeometryCollection') for (const part of g.geometries) features.push({ type: 'Feature', properties: props, geometry: part });
     else features.push({ type: 'Feature', properties: props, geometry: g });
   });

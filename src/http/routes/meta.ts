@@ -23,12 +23,18 @@ const ReadySchema = Type.Object({ status: Type.Literal('ready') }, { title: 'Rea
 const PROBE = { pressureHandler: () => undefined };
 
 export const metaRoutes: FastifyPluginAsyncTypebox<{ lifecycle: { draining: boolean } }> = async (app, opts) => {
-  app.get('/', { schema: { tags: ['meta'], summary: 'Service name, version and links (a browser asking for text/html gets the web page)', response: { 200: RootSchema } } }, async (request, reply) => {
-    // Content negotiation: API clients (curl's */*, application/json) keep the JSON index.
-    if (request.accepts().type(['application/json', 'text/html']) === 'text/html' && app.sendPage(reply)) return reply;
-    void reply.header('vary', 'accept');
-    return rootIndex();
-  });
+  app.get(
+    '/',
+    {
+      schema: { tags: ['meta'], summary: 'Service name, version and links (a browser asking for text/html gets the web page)', response: { 200: RootSchema } },
+    },
+    async (request, reply) => {
+      // Content negotiation: API clients (curl's */*, application/json) keep the JSON index.
+      if (request.accepts().type(['application/json', 'text/html']) === 'text/html' && app.sendPage(reply)) return reply;
+      void reply.header('vary', 'accept');
+      return rootIndex();
+    },
+  );
   const rootIndex = () => ({
     name: 'zonal-stats-service',
     version: SERVICE_VERSION,
@@ -43,12 +49,23 @@ export const metaRoutes: FastifyPluginAsyncTypebox<{ lifecycle: { draining: bool
     docs: '/docs',
     openapi: '/openapi.json',
   });
-  app.get('/health', { config: PROBE, schema: { tags: ['meta'], summary: 'Liveness: 200 while the process can serve', response: { 200: HealthSchema } } }, async () => ({
-    status: 'ok' as const,
-  }));
-  app.get('/health/live', { config: PROBE, schema: { tags: ['meta'], summary: 'Liveness (for probes): 200 while the process runs and its event loop turns', response: { 200: HealthSchema } } }, async () => ({
-    status: 'ok' as const,
-  }));
+  app.get(
+    '/health',
+    { config: PROBE, schema: { tags: ['meta'], summary: 'Liveness: 200 while the process can serve', response: { 200: HealthSchema } } },
+    async () => ({
+      status: 'ok' as const,
+    }),
+  );
+  app.get(
+    '/health/live',
+    {
+      config: PROBE,
+      schema: { tags: ['meta'], summary: 'Liveness (for probes): 200 while the process runs and its event loop turns', response: { 200: HealthSchema } },
+    },
+    async () => ({
+      status: 'ok' as const,
+    }),
+  );
   app.get(
     '/health/ready',
     {
@@ -61,7 +78,8 @@ export const metaRoutes: FastifyPluginAsyncTypebox<{ lifecycle: { draining: bool
     },
     async (_request, reply) => {
       if (opts.lifecycle.draining) return sendProblem(reply, 'draining', 'The instance is shutting down: send new requests to another one.');
-      if (app.isUnderPressure()) return sendProblem(reply, 'overloaded', 'The instance is overloaded (its worker queue or event loop): send new requests to another one.');
+      if (app.isUnderPressure())
+        return sendProblem(reply, 'overloaded', 'The instance is overloaded (its worker queue or event loop): send new requests to another one.');
       return { status: 'ready' as const };
     },
   );

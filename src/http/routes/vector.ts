@@ -10,7 +10,6 @@ import { useCaseDeps } from '../context.ts';
 import { zoneGeometries, zoneOutcomes, zonesOf } from '../../zonal/zones.ts';
 import { replyZones } from '../zones.ts';
 
-
 export const vectorRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
   app.post(
     '/api/v1/zonal-stats/vector',

@@ -31,7 +31,13 @@ function load(): { binding: Binding | null; why: string } {
     return { binding: createRequire(import.meta.url)(ADDON.pathname) as Binding, why: '' };
   } catch (e) {
     const code = (e as { code?: string }).code;
-    return { binding: null, why: code === 'MODULE_NOT_FOUND' ? 'the native binding is not built (npm run build:native)' : `the native binding did not load: ${(e as Error).message.split('\n')[0] ?? ''}` };
+    return {
+      binding: null,
+      why:
+        code === 'MODULE_NOT_FOUND'
+          ? 'the native binding is not built (npm run build:native)'
+          : `the native binding did not load: ${(e as Error).message.split('\n')[0] ?? ''}`,
+    };
   }
 }
 

@@ -55,11 +55,26 @@ const DECODERS: Record<number, { name: string; decode: Decoder }> = {
 
 /** Names of TIFF compressions we know but do not decode (for the 422 message). */
 const UNSUPPORTED_NAMES: Record<number, string> = {
-  2: 'CCITT modified Huffman RLE', 3: 'CCITT Group 3 fax', 4: 'CCITT Group 4 fax', 6: 'old-style JPEG',
-  32771: 'CCITT RLEW', 32809: 'ThunderScan', 32895: 'IT8 CT padding', 32896: 'IT8 linework RLE',
-  32897: 'IT8 monochrome', 32898: 'IT8 binary line art', 32908: 'Pixar film', 32909: 'Pixar log',
-  32947: 'Kodak DCS', 34661: 'JBIG', 34676: 'SGI LogL', 34677: 'SGI LogLuv', 34712: 'JPEG 2000',
-  34892: 'lossy JPEG (DNG)', 50002: 'JPEG XL', 52546: 'JPEG XL (DNG)',
+  2: 'CCITT modified Huffman RLE',
+  3: 'CCITT Group 3 fax',
+  4: 'CCITT Group 4 fax',
+  6: 'old-style JPEG',
+  32771: 'CCITT RLEW',
+  32809: 'ThunderScan',
+  32895: 'IT8 CT padding',
+  32896: 'IT8 linework RLE',
+  32897: 'IT8 monochrome',
+  32898: 'IT8 binary line art',
+  32908: 'Pixar film',
+  32909: 'Pixar log',
+  32947: 'Kodak DCS',
+  34661: 'JBIG',
+  34676: 'SGI LogL',
+  34677: 'SGI LogLuv',
+  34712: 'JPEG 2000',
+  34892: 'lossy JPEG (DNG)',
+  50002: 'JPEG XL',
+  52546: 'JPEG XL (DNG)',
 };
 
 export function compressionSupported(compression: number): boolean {

@@ -76,9 +76,7 @@ function tableOverflow(): Error {
 }
 
 function noEoi(pos: number, limit: number): Error {
-  return new Error(limit === UNLIMITED
-    ? `LZW: stream ends without EOI after ${pos} bytes`
-    : `LZW: stream ends without EOI after ${pos} of ${limit} bytes`);
+  return new Error(limit === UNLIMITED ? `LZW: stream ends without EOI after ${pos} bytes` : `LZW: stream ends without EOI after ${pos} of ${limit} bytes`);
 }
 
 /** A code of `width` bits at bit `bitPos` (MSB first) near the end of the input, where 4 bytes are not there. */
