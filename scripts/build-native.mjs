@@ -3,7 +3,7 @@
  * Builds the optional native inflater (native/inflate/: a Node-API binding of libdeflate, the library GDAL
  * links) with node-gyp (npm's own copy; the machine's Node headers, never downloaded). Where it cannot be
  * built (no compiler, no libdeflate-dev, no Node headers) it says why in one line and exits 0: the service
- * then inflates with node:zlib, the same bytes, whole tiles only and ~1.25× slower (src/raster/codecs/deflate.ts).
+ * then inflates with node:zlib, the same bytes, whole tiles only and ~1.25× slower (src/codecs/deflate.ts).
  *
  *   node scripts/build-native.mjs [--if-stale]   build (only when missing or older than its sources)
  */

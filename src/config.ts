@@ -4,7 +4,7 @@
  */
 import { totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { invalidCidrs } from './source/policy.ts';
+import { invalidCidrs } from './policy.ts';
 
 export interface Config {
   port: number;

@@ -8,7 +8,7 @@ import { get, request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES } from './helpers/build-app.ts';
-import { inflateBackend } from '../src/raster/codecs/deflate.ts';
+import { inflateBackend } from '../src/codecs/deflate.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 

@@ -31,7 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { MemorySource } from '../../src/source/memory.ts';
 import { openRaster } from '../../src/raster/reader.ts';
 import { decodeBlock, recycle, type BlockSpan, type EncodedBlock } from '../../src/raster/decode.ts';
-import { inflate, inflateBackend, useInflateBackend, type InflateBackend } from '../../src/raster/codecs/deflate.ts';
+import { inflate, inflateBackend, useInflateBackend, type InflateBackend } from '../../src/codecs/deflate.ts';
 import { toSamples } from '../../src/raster/samples.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -18,7 +18,7 @@ import { allTouchedCoverage } from '../../src/coverage/all-touched.ts';
 import { centerCoverage } from '../../src/coverage/center.ts';
 import type { Coverage, PixelGeometry } from '../../src/coverage/coverage.ts';
 import type { Position } from '../../src/geometry/types.ts';
-import type { PixelWindow } from '../../src/raster/grid.ts';
+import type { PixelWindow } from '../../src/geometry/grid.ts';
 import { mulberry32 } from '../lib/metrics.ts';
 
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 15);

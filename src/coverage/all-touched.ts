@@ -25,7 +25,7 @@
  * all_touched \ {fractional > 0} is exactly the set of cells touched only on their boundary (the polygon meets
  * the closed square, within the tolerance, but covers at most FRACTION_SNAP of its area).
  */
-import type { PixelWindow } from '../raster/grid.ts';
+import type { PixelWindow } from '../geometry/grid.ts';
 import type { Position } from '../geometry/types.ts';
 import type { Coverage, PixelGeometry } from './coverage.ts';
 import { centerCoverage } from './center.ts';

@@ -19,7 +19,7 @@
  *   which depends on ring orientation and can give a shared cell to both polygons.
  */
 import { ZonalError } from '../errors.ts';
-import type { PixelWindow } from '../raster/grid.ts';
+import type { PixelWindow } from '../geometry/grid.ts';
 import type { Coverage, PixelGeometry } from './coverage.ts';
 import type { PolygonCoords } from '../geometry/types.ts';
 

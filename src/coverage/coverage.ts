@@ -3,9 +3,9 @@
  * Coverage never sees pixel values; statistics never see geometry. Pure.
  *
  * Geometry is given in *pixel coordinates of the full grid* (x = column, y = row, fractional; see
- * raster/grid.ts toPixel), so every rule works on a unit grid and is testable by hand on 3×3 grids.
+ * geometry/grid.ts toPixel), so every rule works on a unit grid and is testable by hand on 3×3 grids.
  */
-import type { PixelWindow } from '../raster/grid.ts';
+import type { PixelWindow } from '../geometry/grid.ts';
 import type { MultiPolygonCoords } from '../geometry/types.ts';
 
 export type PixelRule = 'center' | 'all_touched' | 'fractional';

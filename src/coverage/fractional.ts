@@ -34,7 +34,7 @@
  * guarantees. Overlapping parts of a multipolygon add (and clamp at 1) instead of forming a union.
  */
 import { ZonalError } from '../errors.ts';
-import type { PixelWindow } from '../raster/grid.ts';
+import type { PixelWindow } from '../geometry/grid.ts';
 import type { Position, Ring } from '../geometry/types.ts';
 import type { Coverage, PixelGeometry } from './coverage.ts';
 

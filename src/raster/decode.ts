@@ -9,7 +9,7 @@ import type { TileCodec } from './geotiff-adapter.ts';
 import { decompress, type Allocate } from './codecs/index.ts';
 import { toSamples, type SampleArray } from './samples.ts';
 import { unpackMask } from './pixels.ts';
-import type { PixelWindow } from './grid.ts';
+import type { PixelWindow } from '../geometry/grid.ts';
 import type { BlockSpan } from './predictor.ts';
 import { TileCache } from './tile-cache.ts';
 

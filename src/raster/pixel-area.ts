@@ -9,7 +9,7 @@
  *   the window it is read in, and its points, a few projections and a geodesic area each, are worked out
  *   once per thread for every zone and block (bench/batch: they were half of the fold of 1 km zones).
  */
-import { isRotated, pixelSize, toWorld, type Grid, type PixelWindow } from './grid.ts';
+import { isRotated, pixelSize, toWorld, type Grid, type PixelWindow } from '../geometry/grid.ts';
 import { latLonCellAreaM2, ellipsoidalAreaM2 } from '../geometry/geodesic.ts';
 import { makeTransformer } from '../geometry/reproject.ts';
 import type { Position, Ring } from '../geometry/types.ts';

@@ -4,7 +4,7 @@
  * (workers/fold-worker.ts), as every decode does.
  */
 import { decodeBlock, sampleAt, type BlockFormat, type EncodedBlock } from './decode.ts';
-import type { PixelWindow } from './grid.ts';
+import type { PixelWindow } from '../geometry/grid.ts';
 
 export interface PreviewTask {
   format: BlockFormat;

@@ -5,7 +5,7 @@
 import type { ByteSource } from '../source/source.ts';
 import { SourceError } from '../source/source.ts';
 import { ZonalError } from '../errors.ts';
-import type { Grid } from './grid.ts';
+import type { Grid } from '../geometry/grid.ts';
 import { readGeoTiffHeader, type IfdInfo, type TileCodec } from './geotiff-adapter.ts';
 import { compressionName, compressionSupported } from './codecs/index.ts';
 import { sampleType } from './samples.ts';

@@ -2,8 +2,8 @@
  * Pure planning, decided before any pixel is read: the AOI's pixel window, the resolution level for
  * approx_stats, and the tiles that the AOI touches (the only tiles fetched).
  */
-import type { Grid, PixelWindow } from './grid.ts';
-import { toPixel } from './grid.ts';
+import type { Grid, PixelWindow } from '../geometry/grid.ts';
+import { toPixel } from '../geometry/grid.ts';
 import type { MultiPolygonCoords, Position } from '../geometry/types.ts';
 import { centerCoverage } from '../coverage/center.ts';
 

@@ -10,7 +10,7 @@ import type { Stats } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { errorCode, SourceRangeError, assertReadArgs, throwIfAborted } from './errors.ts';
-import { insideRoots } from './policy.ts';
+import { insideRoots } from '../policy.ts';
 import { SourceError } from './source.ts';
 import type { ByteSource } from './source.ts';
 

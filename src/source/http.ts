@@ -20,7 +20,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
 import { assertReadArgs, errorCode, networkFailure, raceAbort, SourceRangeError, startDeadline, throwIfAborted } from './errors.ts';
-import { addressAllowed, checkProtocol } from './policy.ts';
+import { addressAllowed, checkProtocol } from '../policy.ts';
 import { SourceError } from './source.ts';
 import type { ByteSource } from './source.ts';
 

@@ -13,7 +13,7 @@ import { toZonalError } from './errors.ts';
 import { FileSource } from './file.ts';
 import { HttpSource } from './http.ts';
 import { MemorySource } from './memory.ts';
-import { addressAllowed, checkProtocol } from './policy.ts';
+import { addressAllowed, checkProtocol } from '../policy.ts';
 import { parseS3Url, S3Source } from './s3.ts';
 import { SourceError } from './source.ts';
 import type { ByteSource, ReadStats } from './source.ts';

@@ -14,7 +14,7 @@ import { SourceError, type ByteSource } from '../source/source.ts';
 import type { BBox } from '../geometry/types.ts';
 import { resolveGeoColumn, type GeoColumn } from './geoparquet.ts';
 import { geoArrowToWkb, isGeoArrowEncoding, type GeoArrowEncoding } from './geoarrow.ts';
-import { zstdDecoder } from '../raster/codecs/zstd.ts';
+import { zstdDecoder } from '../codecs/zstd.ts';
 
 export interface ColumnInfo {
   /** As the file spells it. */

@@ -1,5 +1,5 @@
 /** Piscina worker entry: decoding, pixel loops, vector clipping and polygon unions run here, off the event loop. */
-import { foldTiles, type FoldTask, type FoldResult } from '../zonal/fold.ts';
+import { foldTiles, type FoldTask, type FoldResult } from '../raster/fold.ts';
 import { geometryEngine } from '../geometry/geos.ts';
 import {
   tallyChunk,
@@ -11,8 +11,8 @@ import {
 } from '../vector/tally.ts';
 import { decodeGroup } from '../vector/reader.ts';
 import { indexRows, selectRows } from '../vector/select.ts';
-import { zstdDecoder } from '../raster/codecs/zstd.ts';
-import { inflateBackend, type InflateInfo } from '../raster/codecs/deflate.ts';
+import { zstdDecoder } from '../codecs/zstd.ts';
+import { inflateBackend, type InflateInfo } from '../codecs/deflate.ts';
 import { wkbPolygonalAreaM2 } from '../geometry/wkb.ts';
 import { overlapGroups as groupsOf, type UnionJob } from '../vector/data-area.ts';
 export { previewGrid as preview } from '../raster/preview.ts';

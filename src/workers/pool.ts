@@ -1,15 +1,15 @@
 /**
- * The worker-thread pool (piscina) that runs zonal/fold.ts. With `workers: 0` the fold runs inline on
+ * The worker-thread pool (piscina) that runs raster/fold.ts. With `workers: 0` the fold runs inline on
  * the calling thread (unit tests of the use case; never in production).
  */
 import { Piscina } from 'piscina';
-import { foldTiles, type FoldTask, type FoldResult } from '../zonal/fold.ts';
+import { foldTiles, type FoldTask, type FoldResult } from '../raster/fold.ts';
 import { overlapGroups, unionAreas, vectorGroup, vectorGroupZones } from './fold-worker.ts';
 import type { VectorGroupTask, VectorGroupResult, VectorGroupZonesTask } from '../vector/tally.ts';
 import type { UnionJob } from '../vector/data-area.ts';
 import { preloadImageCodecs } from '../raster/codecs/image.ts';
 import { previewGrid, type PreviewGrid, type PreviewTask } from '../raster/preview.ts';
-import { inflateBackend, type InflateInfo } from '../raster/codecs/deflate.ts';
+import { inflateBackend, type InflateInfo } from '../codecs/deflate.ts';
 
 export type { InflateInfo };
 

@@ -11,7 +11,7 @@ import type { PreviewGrid } from '../raster/preview.ts';
 import type { FoldRunner } from '../workers/pool.ts';
 import { blockWindow, layoutOf } from '../raster/plan.ts';
 import { openRaster, type RasterLevel, type RasterReader } from '../raster/reader.ts';
-import { toWorld, type Grid } from '../raster/grid.ts';
+import { toWorld, type Grid } from '../geometry/grid.ts';
 import type { ByteSource } from '../source/source.ts';
 import { openGeoParquet } from '../vector/reader.ts';
 import { crsFromProjJson } from '../vector/crs.ts';

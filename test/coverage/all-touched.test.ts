@@ -4,7 +4,7 @@ import { TOUCH_TOLERANCE, allTouchedCoverage } from '../../src/coverage/all-touc
 import { centerCoverage, countSelected } from '../../src/coverage/center.ts';
 import type { Coverage, PixelGeometry } from '../../src/coverage/coverage.ts';
 import type { Position } from '../../src/geometry/types.ts';
-import type { PixelWindow } from '../../src/raster/grid.ts';
+import type { PixelWindow } from '../../src/geometry/grid.ts';
 import { ZonalError } from '../../src/errors.ts';
 
 /** The coverage drawn row by row: '#' selected, '.' not. */

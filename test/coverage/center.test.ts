@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { centerCoverage, countSelected } from '../../src/coverage/center.ts';
 import type { Coverage, PixelGeometry } from '../../src/coverage/coverage.ts';
 import type { PolygonCoords, Position } from '../../src/geometry/types.ts';
-import type { PixelWindow } from '../../src/raster/grid.ts';
+import type { PixelWindow } from '../../src/geometry/grid.ts';
 import { ZonalError } from '../../src/errors.ts';
 
 /** The coverage drawn row by row: '#' selected, '.' not. */

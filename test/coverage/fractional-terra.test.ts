@@ -16,8 +16,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fractionalCoverage } from '../../src/coverage/fractional.ts';
-import { toPixel } from '../../src/raster/grid.ts';
-import type { Grid } from '../../src/raster/grid.ts';
+import { toPixel } from '../../src/geometry/grid.ts';
+import type { Grid } from '../../src/geometry/grid.ts';
 import { windowOf } from '../../src/raster/window.ts';
 import type { MultiPolygonCoords, Position } from '../../src/geometry/types.ts';
 

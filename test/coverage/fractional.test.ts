@@ -5,7 +5,7 @@ import { allTouchedCoverage } from '../../src/coverage/all-touched.ts';
 import { centerCoverage } from '../../src/coverage/center.ts';
 import type { Coverage, PixelGeometry } from '../../src/coverage/coverage.ts';
 import type { PolygonCoords, Position } from '../../src/geometry/types.ts';
-import type { PixelWindow } from '../../src/raster/grid.ts';
+import type { PixelWindow } from '../../src/geometry/grid.ts';
 import { ZonalError } from '../../src/errors.ts';
 
 const EXACT = 1e-9;

@@ -1,6 +1,6 @@
 /**
  * geotiff.js's own LZW and PackBits block decoders (what the service decoded with before its own,
- * src/raster/codecs/lzw.ts and packbits.ts): an independent decoder the tests compare against. Loaded by
+ * src/codecs/lzw.ts and packbits.ts): an independent decoder the tests compare against. Loaded by
  * file, past the package's export map, because geotiff's main entry takes over worker threads.
  */
 import { createRequire } from 'node:module';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, FIXTURES } from '../helpers/build-app.ts';
 import { startRangeServer, type RangeServer } from '../helpers/range-server.ts';
-import { inflateBackend } from '../../src/raster/codecs/deflate.ts';
+import { inflateBackend } from '../../src/codecs/deflate.ts';
 
 /** The value of the sample `name{labels}` (labels in the order prom-client writes them), or undefined. */
 function sample(text: string, name: string, labels = ''): number | undefined {

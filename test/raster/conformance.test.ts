@@ -1,7 +1,7 @@
 /**
  * The GeoTIFF conformance corpus (fixtures/conformance, written by GDAL through
  * tools/fixtures/make_conformance.py): every pixel of every file decoded by the service's own path
- * (header → tile bytes → codecs → samples, as zonal/fold.ts does) equals GDAL's decoded pixels committed
+ * (header → tile bytes → codecs → samples, as raster/fold.ts does) equals GDAL's decoded pixels committed
  * beside it — exactly for lossless files, within one level for lossy ones (JPEG, lossy WebP) — and the
  * grid equals GDAL's geotransform. Files the service cannot read exactly must be refused with a 422 that
  * names why. The suite needs no GDAL: the expected values are committed JSON.
@@ -14,7 +14,7 @@ import { decompress } from '../../src/raster/codecs/index.ts';
 import { toSamples } from '../../src/raster/samples.ts';
 import { unpackMask } from '../../src/raster/pixels.ts';
 import { ZonalError } from '../../src/errors.ts';
-import { inflateBackend, useInflateBackend, type InflateBackend } from '../../src/raster/codecs/deflate.ts';
+import { inflateBackend, useInflateBackend, type InflateBackend } from '../../src/codecs/deflate.ts';
 
 /** Both inflaters where the native one is built (CI builds it: test/raster/inflate.test.ts checks that). */
 const BACKENDS: InflateBackend[] = inflateBackend().backend === 'libdeflate' ? ['libdeflate', 'node:zlib'] : ['node:zlib'];

@@ -11,7 +11,7 @@ import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { MemorySource } from '../../src/source/memory.ts';
 import { openRaster, type RasterLevel } from '../../src/raster/reader.ts';
-import { inflate, inflateBackend, type InflateBackend } from '../../src/raster/codecs/deflate.ts';
+import { inflate, inflateBackend, type InflateBackend } from '../../src/codecs/deflate.ts';
 import { decodeBlock, type BlockSpan } from '../../src/raster/decode.ts';
 
 const DIR = new URL('../../fixtures/conformance/', import.meta.url);

@@ -1,5 +1,5 @@
 /**
- * The project's LZW and PackBits decoders (src/raster/codecs/lzw.ts, packbits.ts):
+ * The project's LZW and PackBits decoders (src/codecs/lzw.ts, packbits.ts):
  * (a) every LZW and PackBits file of the conformance corpus, decoded through them into samples, equals
  *     GDAL's committed pixels;
  * (b) they give the same bytes as geotiff.js's decoders (what the service used before) on those files'
@@ -14,8 +14,8 @@ import { openRaster, type RasterLevel } from '../../src/raster/reader.ts';
 import { toSamples } from '../../src/raster/samples.ts';
 import type { TileCodec } from '../../src/raster/geotiff-adapter.ts';
 import { geotiffBlockDecode } from '../helpers/geotiff-decoders.ts';
-import { decodeLzw } from '../../src/raster/codecs/lzw.ts';
-import { decodePackBits } from '../../src/raster/codecs/packbits.ts';
+import { decodeLzw } from '../../src/codecs/lzw.ts';
+import { decodePackBits } from '../../src/codecs/packbits.ts';
 
 interface Entry {
   file: string;

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addressAllowed, checkProtocol, insideRoots, invalidCidrs, isPublicAddress } from '../../src/source/policy.ts';
+import { addressAllowed, checkProtocol, insideRoots, invalidCidrs, isPublicAddress } from '../../src/policy.ts';
 
 describe('checkProtocol', () => {
   it('accepts listed schemes with or without the colon, any case', () => {

@@ -9,11 +9,11 @@
 import type { TileCodec } from '../geotiff-adapter.ts';
 import { decodeJpeg, decodeWebp } from './image.ts';
 import { decodeLerc } from './lerc.ts';
-import { decodeZstd } from './zstd.ts';
-import { decodeXz } from './lzma.ts';
-import { inflate, type Allocate } from './deflate.ts';
-import { decodeLzw } from './lzw.ts';
-import { decodePackBits } from './packbits.ts';
+import { decodeZstd } from '../../codecs/zstd.ts';
+import { decodeXz } from '../../codecs/lzma.ts';
+import { inflate, type Allocate } from '../../codecs/deflate.ts';
+import { decodeLzw } from '../../codecs/lzw.ts';
+import { decodePackBits } from '../../codecs/packbits.ts';
 
 export type { Allocate };
 

@@ -9,7 +9,7 @@
 import { inflateSync } from 'node:zlib';
 import * as Lerc from 'lerc';
 import type { TileCodec } from '../geotiff-adapter.ts';
-import { decodeZstd } from './zstd.ts';
+import { decodeZstd } from '../../codecs/zstd.ts';
 
 let loaded: Promise<void> | null = null;
 

@@ -23,7 +23,7 @@ interface Binding {
   prefixMargin: number;
 }
 
-const ADDON = new URL('../../../native/inflate/build/Release/zonal_inflate.node', import.meta.url);
+const ADDON = new URL('../../native/inflate/build/Release/zonal_inflate.node', import.meta.url);
 
 function load(): { binding: Binding | null; why: string } {
   if ((process.env['ZONAL_INFLATE'] ?? 'auto') === 'zlib') return { binding: null, why: 'ZONAL_INFLATE=zlib' };

@@ -14,11 +14,11 @@ import {
   type DecodedBlock,
   type DecodeTimes,
   type EncodedBlock,
-} from '../raster/decode.ts';
-import { intersectWindows, type Grid, type PixelWindow } from '../raster/grid.ts';
-import { blocksUnder, cellUnder } from '../raster/plan.ts';
-import { pixelAreaRows, type PixelAreaSpec } from '../raster/pixel-area.ts';
-import type { Selection } from '../raster/plan.ts';
+} from './decode.ts';
+import { intersectWindows, type Grid, type PixelWindow } from '../geometry/grid.ts';
+import { blocksUnder, cellUnder } from './plan.ts';
+import { pixelAreaRows, type PixelAreaSpec } from './pixel-area.ts';
+import type { Selection } from './plan.ts';
 import { centerCoverage } from '../coverage/center.ts';
 import { pointCoverage } from '../coverage/point.ts';
 import { allTouchedCoverage } from '../coverage/all-touched.ts';
@@ -27,7 +27,7 @@ import type { Coverage } from '../coverage/coverage.ts';
 import { createAccumulator, restoreAccumulator, type AccumulatorSnapshot, type StatsAccumulator } from '../stats/accumulator.ts';
 import type { StatName } from '../stats/names.ts';
 import { compileExpression } from '../stats/expression.ts';
-import { TileCache } from '../raster/tile-cache.ts';
+import { TileCache } from './tile-cache.ts';
 
 export type { Selection };
 
