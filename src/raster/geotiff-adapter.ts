@@ -1,5 +1,5 @@
 /**
- * The only file that imports geotiff.js (ARCHITECTURE §2: a heavy library enters through one adapter).
+ * The only file that imports geotiff.js (a heavy library enters through one adapter).
  *
  * geotiff.js parses the TIFF header (IFDs, GeoKeys, tag values) over our ByteSource; tile bytes are then
  * fetched by reader.ts and decompressed by raster/codecs/ in worker threads (none of geotiff's decoders).
@@ -7,8 +7,8 @@
  * ignores the file's byte order).
  */
 import type { GeoTIFF as GeoTIFFClass } from 'geotiff';
-import { readHead, type ByteSource } from '../source/source.ts';
-import { countCache } from '../observe.ts';
+import { versionKey, type ByteSource } from '../source/source.ts';
+import { memo } from '../memo.ts';
 
 /** Everything a worker needs to decode one compressed tile into raw samples (plain data, cloneable). */
 export interface TileCodec {
@@ -97,24 +97,17 @@ function numbers(v: unknown): number[] {
 /** Reads the header of a GeoTIFF: all IFDs with their tile indexes, GeoKeys and GDAL tags. */
 export async function readGeoTiffHeader(source: ByteSource, signal?: AbortSignal): Promise<GeoTiffHeader> {
   // One request learns the size and brings the header (HTTP: a range the server clips to the file).
-  const header = await readHead(source, HEADER_BYTES, signal);
+  const header = await source.head(HEADER_BYTES, signal);
   // That request also pinned the object's validator: an unchanged file's parsed header is reused.
-  const validator = (source as { validator?: () => string | undefined }).validator?.();
-  const key = validator === undefined ? undefined : `${source.url.href}\n${validator}`;
-  const cached = key === undefined ? undefined : parsedHeaders.get(key);
-  countCache('cog_headers', cached !== undefined);
-  if (cached) return { ...cached, head: header };
-  const parsed = await parseHeader(source, header, signal);
-  if (key !== undefined) {
-    if (parsedHeaders.size >= PARSED_HEADERS) parsedHeaders.delete(parsedHeaders.keys().next().value as string);
-    parsedHeaders.set(key, { ...parsed, head: new ArrayBuffer(0) });
-  }
-  return parsed;
+  const parsed = await parsedHeaders.remember(versionKey(source), async () => {
+    // Kept without the head's bytes: each request brings its own.
+    return { ...(await parseHeader(source, header, signal)), head: new ArrayBuffer(0) };
+  });
+  return { ...parsed, head: header };
 }
 
 /** Parsed headers kept, per URL + validator (ETag, size, mtime): parsing a COG's IFDs costs ~5 ms. */
-const PARSED_HEADERS = 128;
-const parsedHeaders = new Map<string, GeoTiffHeader>();
+const parsedHeaders = memo<GeoTiffHeader>({ name: 'cog_headers', maxEntries: 128 });
 
 async function parseHeader(source: ByteSource, header: ArrayBuffer, signal?: AbortSignal): Promise<GeoTiffHeader> {
   const size = await source.size(signal);

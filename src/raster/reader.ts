@@ -2,8 +2,7 @@
  * RasterReader: what the raster use case knows of a COG. Opening reads only the header (one request for
  * a well-formed COG); tiles are fetched one byte range each, only those the AOI touches.
  */
-import type { ByteSource } from '../source/source.ts';
-import { SourceError } from '../source/source.ts';
+import { SourceError, versionKey, type ByteSource } from '../source/source.ts';
 import { ZonalError } from '../errors.ts';
 import type { Grid } from '../geometry/grid.ts';
 import { readGeoTiffHeader, type IfdInfo, type TileCodec } from './geotiff-adapter.ts';
@@ -200,8 +199,8 @@ export async function openRaster(source: ByteSource, signal?: AbortSignal): Prom
     const { ifd, mask } = level;
     const across = Math.ceil(ifd.width / ifd.tileWidth);
     const perBand = across * Math.ceil(ifd.height / ifd.tileHeight);
-    const validator = (source as { validator?: () => string | undefined }).validator?.();
-    const prefix = validator === undefined ? null : `${source.url.href}\n${validator}\n${level.index}\n`;
+    const version = versionKey(source);
+    const prefix = version === undefined ? null : `${version}\n${level.index}\n`;
     const planeIndexes = blocks.map((index) => (planar ? bands.map((b) => (b - 1) * perBand + index) : [index]));
     const keys = planeIndexes.map((own) => own.map((i) => (prefix === null ? null : prefix + i)));
     const hits = keys.map((own, k) => own.map((key) => (key === null || cached === undefined ? null : (cached(key, k) ?? null))));

@@ -6,14 +6,10 @@
  * upstream read. A source whose validator is not yet known (its first read) always reads upstream,
  * which pins the validator, so a changed object is never mixed with stale cached bytes.
  */
-import { readHead } from './source.ts';
+import { versionKey } from './source.ts';
+import { memo, type Memo } from '../memo.ts';
 import { countCache } from '../observe.ts';
 import type { ByteSource } from './source.ts';
-
-/** A ByteSource that can name the version of the object it reads (undefined until known). */
-export interface ValidatedSource extends ByteSource {
-  validator(): string | undefined;
-}
 
 interface Flight {
   promise: Promise<ArrayBuffer>;
@@ -33,12 +29,14 @@ interface Entry {
 /** The largest range kept is this fraction of the cache (256 KiB of the default 64 MiB; see put). */
 const ADMIT_FRACTION = 256;
 
-/** LRU of byte ranges bounded in total bytes. */
+/**
+ * LRU of byte ranges bounded in total bytes (a memo bounded by bytes; the index by object below finds the
+ * ranges that contain a read, which a lookup by exact key could not).
+ */
 export class ReadCache {
   readonly maxBytes: number;
-  #bytes = 0;
-  /** Insertion order is recency order: the first entry is the least recently used. */
-  readonly #lru = new Map<string, Entry>();
+  /** Keyed by group + offset + length; a range that leaves it leaves the group index too. */
+  readonly #lru: Memo<Entry>;
   /** group (url + validator) → its entries, for containment lookups. */
   readonly #groups = new Map<string, Set<Entry>>();
   readonly #inflight = new Map<string, Flight>();
@@ -49,11 +47,12 @@ export class ReadCache {
   constructor(maxBytes: number, options: { admitFraction?: number } = {}) {
     this.maxBytes = maxBytes;
     this.maxEntryBytes = maxBytes / (options.admitFraction ?? ADMIT_FRACTION);
+    this.#lru = memo<Entry>({ maxBytes, sizeOf: (e) => e.data.byteLength, onRemove: (e) => this.#unindex(e) });
   }
 
   /** Bytes currently held. */
   get bytes(): number {
-    return this.#bytes;
+    return this.#lru.bytes;
   }
 
   /** A copy of `length` bytes at `offset` when some cached range of `group` contains them. */
@@ -68,9 +67,7 @@ export class ReadCache {
     if (set === undefined) return undefined;
     for (const e of set) {
       if (e.offset <= offset && offset + length <= e.offset + e.data.byteLength) {
-        const key = keyOf(e);
-        this.#lru.delete(key);
-        this.#lru.set(key, e);
+        this.#lru.get(keyOf(e)); // now the most recently used
         return e.data.slice(offset - e.offset, offset - e.offset + length);
       }
     }
@@ -86,18 +83,11 @@ export class ReadCache {
   put(group: string, offset: number, data: ArrayBuffer): boolean {
     if (data.byteLength === 0 || data.byteLength > this.maxEntryBytes) return false;
     const entry: Entry = { group, offset, data };
-    const key = keyOf(entry);
-    const old = this.#lru.get(key);
-    if (old !== undefined) this.#remove(key, old);
-    this.#lru.set(key, entry);
+    // A range stored again replaces the old one, which leaves the index through onRemove first.
+    this.#lru.set(keyOf(entry), entry);
     let set = this.#groups.get(group);
     if (set === undefined) this.#groups.set(group, (set = new Set()));
     set.add(entry);
-    this.#bytes += data.byteLength;
-    for (const [k, e] of this.#lru) {
-      if (this.#bytes <= this.maxBytes) break;
-      this.#remove(k, e);
-    }
     return true;
   }
 
@@ -140,15 +130,12 @@ export class ReadCache {
   clear(): void {
     this.#lru.clear();
     this.#groups.clear();
-    this.#bytes = 0;
   }
 
-  #remove(key: string, e: Entry): void {
-    this.#lru.delete(key);
+  #unindex(e: Entry): void {
     const set = this.#groups.get(e.group);
     set?.delete(e);
     if (set?.size === 0) this.#groups.delete(e.group);
-    this.#bytes -= e.data.byteLength;
   }
 }
 
@@ -182,15 +169,12 @@ let sources = 0;
  */
 export function withReadCache(source: ByteSource, cache: ReadCache | undefined): ByteSource {
   if (cache === undefined) return source;
-  const inner = source as Partial<ValidatedSource>;
   const id = `#${++sources}`;
-  const validator = (): string | undefined => inner.validator?.call(source);
-  const cached: ValidatedSource = {
+  const cached: ByteSource = {
     url: source.url,
     size: (signal) => source.size(signal),
     async read(offset, length, signal) {
-      const v = validator();
-      const group = v === undefined ? undefined : `${source.url.href}\n${v}`;
+      const group = versionKey(source);
       if (group !== undefined) {
         const hit = cache.get(group, offset, length);
         if (hit !== undefined) return hit;
@@ -202,8 +186,8 @@ export function withReadCache(source: ByteSource, cache: ReadCache | undefined):
         flightKey,
         async (shared) => {
           const got = await source.read(offset, length, shared);
-          const known = validator();
-          if (known !== undefined) kept = cache.put(`${source.url.href}\n${known}`, offset, got);
+          const known = versionKey(source);
+          if (known !== undefined) kept = cache.put(known, offset, got);
           return got;
         },
         signal,
@@ -213,14 +197,14 @@ export function withReadCache(source: ByteSource, cache: ReadCache | undefined):
     },
     async head(maxLength, signal) {
       // Once the validator is known the size is too: an ordinary (cacheable) read.
-      if (validator() !== undefined) return cached.read(0, Math.min(maxLength, await source.size(signal)), signal);
-      const got = await readHead(source, maxLength, signal);
-      const known = validator();
-      if (known !== undefined) cache.put(`${source.url.href}\n${known}`, 0, got);
+      if (source.validator() !== undefined) return cached.read(0, Math.min(maxLength, await source.size(signal)), signal);
+      const got = await source.head(maxLength, signal);
+      const known = versionKey(source);
+      if (known !== undefined) cache.put(known, 0, got);
       return got.slice(0);
     },
-    validator,
-    location: () => source.location?.() ?? source.url,
+    validator: () => source.validator(),
+    location: () => source.location(),
   };
   return cached;
 }

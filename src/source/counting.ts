@@ -2,17 +2,15 @@
  * withCounting: counts what reads cost upstream into a ReadStats (request log line, tests). Put it
  * below the cache (`withReadCache(withCounting(raw, stats), cache)`) so cache hits are not counted.
  */
-import { readHead, SourceError } from './source.ts';
+import { SourceError } from './source.ts';
 import { countUpstream, countUpstreamError } from '../observe.ts';
 import type { ByteSource, ReadStats } from './source.ts';
-import type { ValidatedSource } from './cache.ts';
 
 /**
  * Wraps `source` so that every `read` adds one to `stats.requests` when it starts and its length to
  * `stats.bytes` when it succeeds (a failed read fetched nothing usable). `size()` is not counted.
  */
-export function withCounting(source: ByteSource, stats: ReadStats): ValidatedSource {
-  const inner = source as Partial<ValidatedSource>;
+export function withCounting(source: ByteSource, stats: ReadStats): ByteSource {
   const scheme = source.url.protocol.replace(/:$/, '');
   // Every upstream read also counts process-wide, by scheme, for /metrics (observe.ts).
   const counted = async (read: () => Promise<ArrayBuffer>): Promise<ArrayBuffer> => {
@@ -32,9 +30,9 @@ export function withCounting(source: ByteSource, stats: ReadStats): ValidatedSou
     url: source.url,
     size: (signal) => source.size(signal),
     read: (offset, length, signal) => counted(() => source.read(offset, length, signal)),
-    head: (maxLength, signal) => counted(() => readHead(source, maxLength, signal)),
-    validator: () => inner.validator?.call(source),
-    location: () => source.location?.() ?? source.url,
+    head: (maxLength, signal) => counted(() => source.head(maxLength, signal)),
+    validator: () => source.validator(),
+    location: () => source.location(),
   };
 }
 
@@ -44,13 +42,12 @@ export function withCounting(source: ByteSource, stats: ReadStats): ValidatedSou
  * would pass the bound is refused before it starts with SourceError('too_large'); bytes of failed reads
  * are given back.
  */
-export function withByteBudget(source: ByteSource, maxBytes: number): ValidatedSource {
+export function withByteBudget(source: ByteSource, maxBytes: number): ByteSource {
   let used = 0;
-  const inner = source as Partial<ValidatedSource>;
   return {
     url: source.url,
-    location: () => source.location?.() ?? source.url,
-    validator: () => inner.validator?.call(source),
+    location: () => source.location(),
+    validator: () => source.validator(),
     size: (signal) => source.size(signal),
     async read(offset, length, signal) {
       if (used + length > maxBytes) {
@@ -71,7 +68,7 @@ export function withByteBudget(source: ByteSource, maxBytes: number): ValidatedS
       used += maxLength;
       let got = 0;
       try {
-        const buf = await readHead(source, maxLength, signal);
+        const buf = await source.head(maxLength, signal);
         got = buf.byteLength;
         return buf;
       } finally {

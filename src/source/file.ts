@@ -11,8 +11,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { errorCode, SourceRangeError, assertReadArgs, throwIfAborted } from './errors.ts';
 import { insideRoots } from '../policy.ts';
-import { SourceError } from './source.ts';
-import type { ByteSource } from './source.ts';
+import { headBySize, SourceError, type ByteSource } from './source.ts';
 
 /** The last segment of a file URL, decoded, for messages. */
 function nameOf(url: URL): string {
@@ -142,9 +141,17 @@ export class FileSource implements ByteSource {
     }
   }
 
-  /** Cache validator: device, inode, size and modification time as stat'ed at open. */
+  head(maxLength: number, signal?: AbortSignal): Promise<ArrayBuffer> {
+    return headBySize(this, maxLength, signal);
+  }
+
+  /** Device, inode, size and modification time as stat'ed at open. */
   validator(): string {
     return this.#identity;
+  }
+
+  location(): URL {
+    return this.url;
   }
 }
 

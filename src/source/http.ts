@@ -20,6 +20,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
 import { assertReadArgs, errorCode, networkFailure, raceAbort, SourceRangeError, startDeadline, throwIfAborted } from './errors.ts';
+import { memo } from '../memo.ts';
 import { addressAllowed, checkProtocol } from '../policy.ts';
 import { SourceError } from './source.ts';
 import type { ByteSource } from './source.ts';
@@ -45,9 +46,11 @@ export interface HttpSourceOptions {
   revalidateMs?: number;
 }
 
-/** Sizes and validators learnt per URL, with when: what lets a warm request skip its size probe. */
-const learnt = new Map<string, { size: number; validator: string | undefined; at: number }>();
-const MAX_LEARNT = 4096;
+/**
+ * Sizes and validators learnt per URL, each trusted for the revalidateMs of the source that learnt it: what
+ * lets a warm request skip its size probe.
+ */
+const learnt = memo<{ size: number; validator: string | undefined }>({ name: 'http_sizes', maxEntries: 4096 });
 
 const systemResolve = (hostname: string): Promise<{ address: string; family: number }[]> => dnsLookup(hostname, { all: true, verbatim: true });
 
@@ -97,7 +100,7 @@ export class HttpSource implements ByteSource {
       revalidateMs: opts.revalidateMs ?? 0,
     };
     const known = this.#opts.revalidateMs > 0 ? learnt.get(url.href) : undefined;
-    if (known && Date.now() - known.at < this.#opts.revalidateMs) {
+    if (known !== undefined) {
       this.#size = known.size;
       this.#validator = known.validator;
       this.#trusted = true;
@@ -107,9 +110,7 @@ export class HttpSource implements ByteSource {
   /** Remembers what this source learnt from the server, for the sources of the next revalidateMs. */
   #remember(): void {
     if (this.#trusted || this.#opts.revalidateMs <= 0 || this.#size === undefined) return;
-    if (learnt.size >= MAX_LEARNT) learnt.delete(learnt.keys().next().value as string);
-    learnt.delete(this.url.href);
-    learnt.set(this.url.href, { size: this.#size, validator: this.#validator, at: Date.now() });
+    learnt.set(this.url.href, { size: this.#size, validator: this.#validator }, this.#opts.revalidateMs);
     this.#trusted = true;
   }
 
@@ -391,7 +392,8 @@ export class HttpSource implements ByteSource {
 function refused(): SourceError {
   return new SourceError(
     'forbidden',
-    'The source URL points to a private, loopback or link-local address, which this service may not fetch (an operator allows such addresses with ZONAL_ALLOW_PRIVATE_NETWORKS).',
+    'The source URL points to a private, loopback or link-local address, which this service may not fetch ' +
+      '(an operator allows such addresses with ZONAL_ALLOW_PRIVATE_NETWORKS).',
   );
 }
 

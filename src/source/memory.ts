@@ -1,6 +1,6 @@
 /** MemorySource: a ByteSource over bytes in memory, for tests and the bundled demo data. */
 import { assertReadArgs, SourceRangeError, throwIfAborted } from './errors.ts';
-import type { ByteSource } from './source.ts';
+import { headBySize, type ByteSource } from './source.ts';
 
 let instances = 0;
 
@@ -34,8 +34,16 @@ export class MemorySource implements ByteSource {
     }
   }
 
-  /** Cache validator (see cache.ts). */
+  head(maxLength: number, signal?: AbortSignal): Promise<ArrayBuffer> {
+    return headBySize(this, maxLength, signal);
+  }
+
+  /** Unique per instance: the bytes of one MemorySource never change. */
   validator(): string {
     return this.#validator;
+  }
+
+  location(): URL {
+    return this.url;
   }
 }

@@ -1,8 +1,8 @@
 /**
- * openSource: one URL string → a ready ByteSource (ARCHITECTURE §1 "resolve"): parse, protocol and
- * policy checks, dispatch to the backend, then counting (for the request's stats) under the shared
- * read cache, under the request's byte budget (Config.maxSourceBytes). Errors found here are ZonalErrors; reads of the returned source throw SourceErrors
- * (map them with toZonalError).
+ * openSource: one URL string → a ready ByteSource (the "resolve" step): parse, protocol and policy checks,
+ * dispatch to the backend, then counting (for the request's stats) under the shared read cache, under the
+ * request's byte budget (Config.maxSourceBytes). Errors found here are ZonalErrors; reads of the returned
+ * source throw SourceErrors (map them with toZonalError).
  */
 import { isIP } from 'node:net';
 import type { Config } from '../config.ts';
@@ -78,9 +78,10 @@ export function jsonClient(config: Config, stats: ReadStats): JsonClient {
       }
       let bytes: Uint8Array;
       try {
-        const source = (await dispatch(parsed, config, signal)) as HttpSource;
+        // Not a ByteSource: a one-off document, so nothing is learnt or cached for its URL.
+        const http = openHttp(parsed, config, { revalidate: false });
         stats.requests += 1;
-        bytes = await source.json(init, signal);
+        bytes = await http.json(init, signal);
         stats.bytes += bytes.byteLength;
       } catch (e) {
         throw e instanceof SourceError ? toZonalError(e) : e;
@@ -103,23 +104,31 @@ async function dispatch(url: URL, config: Config, signal: AbortSignal | undefine
         throw new ZonalError('validation_failed', 'An s3 URL must name a bucket and a key: s3://bucket/key.');
       }
       return new S3Source(url, { timeoutMs: config.upstreamTimeoutMs, maxBytes: config.maxSourceBytes });
-    default: {
-      const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-      // IP literals fail fast; host names are checked at connect time against what DNS answers.
-      if (isIP(host) !== 0 && !addressAllowed(host, config.allowPrivateNetworks)) {
-        throw new SourceError(
-          'forbidden',
-          'The source URL points to a private, loopback or link-local address, which this service may not fetch (an operator allows such addresses with ZONAL_ALLOW_PRIVATE_NETWORKS).',
-        );
-      }
-      return new HttpSource(url, {
-        allowPrivateNetworks: config.allowPrivateNetworks,
-        timeoutMs: config.upstreamTimeoutMs,
-        maxBytes: config.maxSourceBytes,
-        revalidateMs: config.revalidateSeconds * 1000,
-      });
-    }
+    default:
+      return openHttp(url, config, { revalidate: true });
   }
+}
+
+/**
+ * An http(s) source under the configured policy (sources and JSON documents alike). `revalidate`: trust the
+ * size and validator learnt for its URL for Config.revalidateSeconds.
+ */
+function openHttp(url: URL, config: Config, opts: { revalidate: boolean }): HttpSource {
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  // IP literals fail fast; host names are checked at connect time against what DNS answers.
+  if (isIP(host) !== 0 && !addressAllowed(host, config.allowPrivateNetworks)) {
+    throw new SourceError(
+      'forbidden',
+      'The source URL points to a private, loopback or link-local address, which this service may not fetch ' +
+        '(an operator allows such addresses with ZONAL_ALLOW_PRIVATE_NETWORKS).',
+    );
+  }
+  return new HttpSource(url, {
+    allowPrivateNetworks: config.allowPrivateNetworks,
+    timeoutMs: config.upstreamTimeoutMs,
+    maxBytes: config.maxSourceBytes,
+    revalidateMs: opts.revalidate ? config.revalidateSeconds * 1000 : 0,
+  });
 }
 
 /** A MemorySource wrapped like any other (counting + cache), for tests and the demo. */

@@ -8,8 +8,7 @@
 import { GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import { assertReadArgs, raceAbort, SourceRangeError, startDeadline, throwIfAborted } from './errors.ts';
-import { SourceError } from './source.ts';
-import type { ByteSource } from './source.ts';
+import { headBySize, SourceError, type ByteSource } from './source.ts';
 
 export interface S3Settings {
   /** Custom endpoint (MinIO, s3rver …); undefined for AWS itself. */
@@ -193,9 +192,19 @@ export class S3Source implements ByteSource {
     }
   }
 
-  /** Cache validator: the pinned ETag, else the size once known. */
+  /** size() (a HeadObject unless a read told it), then one ranged GetObject. */
+  head(maxLength: number, signal?: AbortSignal): Promise<ArrayBuffer> {
+    return headBySize(this, maxLength, signal);
+  }
+
+  /** The pinned ETag, else the size once known. */
   validator(): string | undefined {
     return this.#etag ?? (this.#size === undefined ? undefined : `size:${this.#size}`);
+  }
+
+  /** S3 has no redirects to follow here: the bytes come from `url`. */
+  location(): URL {
+    return this.url;
   }
 
   #pin(etag: string | undefined, size: number | undefined): void {

@@ -1,6 +1,7 @@
 /**
- * The byte-source seam (ARCHITECTURE §2): everything that reads a COG or a Parquet file sees only this.
- * Backends (http, s3, file, memory) live one per file beside it.
+ * The byte-source seam: everything that reads a COG, a Parquet file or a STAC Item sees only this.
+ * Backends (http, s3, file, memory) live one per file beside it; wrappers (cache.ts, counting.ts) take a
+ * ByteSource and return one.
  */
 
 /** Why a source read failed; mapped to a contract status in `sourceErrorToZonal` (src/source/errors.ts). */
@@ -27,7 +28,9 @@ export class SourceError extends Error {
 
 /**
  * Random access to the bytes of one object. `read` returns exactly `length` bytes or throws a
- * SourceError (a short read is an error inside the source, so readers never check it).
+ * SourceError (a short read is an error inside the source, so readers never check it). Every member is
+ * required: a backend without redirects or without a one-request head says so by its plain answer
+ * (`location()` is `url`, `head` is `headBySize`), so that callers never test or cast.
  */
 export interface ByteSource {
   /** Identity for cache keys and logs. For file:// never echoed to clients. */
@@ -37,19 +40,33 @@ export interface ByteSource {
   /** Exactly `length` bytes from `offset` (offset ≥ 0, offset + length ≤ size). */
   read(offset: number, length: number, signal?: AbortSignal): Promise<ArrayBuffer>;
   /**
-   * Optional: the first min(maxLength, size) bytes, learning the size in the same request (HTTP asks
-   * for a range the server clips). Use `readHead`, which falls back to size() + read().
+   * The first min(maxLength, size) bytes. HTTP learns the size from the same answer (it asks for a range the
+   * server clips); backends that know their size at once read size() then the bytes (`headBySize`).
    */
-  head?(maxLength: number, signal?: AbortSignal): Promise<ArrayBuffer>;
-  /** Optional: the URL the bytes came from after redirects (base for relative hrefs); default `url`. */
-  location?(): URL;
+  head(maxLength: number, signal?: AbortSignal): Promise<ArrayBuffer>;
+  /**
+   * The version of the object read so far (ETag or Last-Modified, else the size; file identity; memory
+   * instance), the half of every cache key that makes a changed object miss. Undefined while the backend
+   * cannot tell a change (before its first answer): then nothing read through it is cached.
+   */
+  validator(): string | undefined;
+  /** The URL the bytes came from after redirects (the base of relative hrefs); `url` where there are none. */
+  location(): URL;
 }
 
-/** The first min(maxLength, size) bytes of a source: one request where the source can do it in one. */
-export async function readHead(source: ByteSource, maxLength: number, signal?: AbortSignal): Promise<ArrayBuffer> {
-  if (source.head) return source.head(maxLength, signal);
+/** `head` for a backend that knows its size without a read: size(), then one read. */
+export async function headBySize(source: ByteSource, maxLength: number, signal?: AbortSignal): Promise<ArrayBuffer> {
   const size = await source.size(signal);
   return source.read(0, Math.min(size, maxLength), signal);
+}
+
+/**
+ * The key of the object's current version in the caches above the source (URL + validator), or undefined
+ * when the source cannot tell a change yet: then nothing may be cached for it.
+ */
+export function versionKey(source: ByteSource): string | undefined {
+  const validator = source.validator();
+  return validator === undefined ? undefined : `${source.url.href}\n${validator}`;
 }
 
 /** Counts what a request cost upstream, for the request log line and for tests. */

@@ -3,8 +3,8 @@
  * validate, pick an asset and resolve its href. pickAsset, resolveHref and the media-type tests are pure.
  */
 import { ZonalError } from '../errors.ts';
-import { readHead, type ByteSource } from '../source/source.ts';
-import { countCache } from '../observe.ts';
+import { memo } from '../memo.ts';
+import type { ByteSource } from '../source/source.ts';
 
 export interface StacAsset {
   href?: unknown;
@@ -24,11 +24,8 @@ export interface StacItem {
 export const MAX_ITEM_BYTES = 10 * 1024 * 1024;
 /** First read of an Item: most Items fit, so one request reads them and learns their size. */
 const FIRST_READ_BYTES = 256 * 1024;
-/** How long a fetched Item is reused for the same URL. */
-const CACHE_MS = 30_000;
-const CACHE_ENTRIES = 256;
-
-const cache = new Map<string, { item: FetchedItem; expires: number }>();
+/** Fetched Items, reused for the same URL for 30 s without asking again (asking would cost the round trip saved). */
+const cache = memo<FetchedItem>({ name: 'stac_items', maxEntries: 256, ttlMs: 30_000 });
 
 /** An Item and the URL it was read from after redirects, the base of its relative hrefs (RFC 3986 §5.1.3). */
 export interface FetchedItem {
@@ -71,15 +68,15 @@ export function parseItem(bytes: ArrayBuffer): StacItem {
   return o as StacItem;
 }
 
-/** Fetches an Item in one request (cached for CACHE_MS per URL). */
-export async function fetchItem(url: URL, open: (url: string) => Promise<ByteSource>, signal?: AbortSignal): Promise<FetchedItem> {
-  const key = url.href;
-  const hit = cache.get(key);
-  countCache('stac_items', hit !== undefined && hit.expires > Date.now());
-  if (hit && hit.expires > Date.now()) return hit.item;
-  const source = await open(key);
+/** Fetches an Item in one request (cached for 30 s per URL; a failed or invalid Item is not). */
+export function fetchItem(url: URL, open: (url: string) => Promise<ByteSource>, signal?: AbortSignal): Promise<FetchedItem> {
+  return cache.remember(url.href, () => readItem(url, open, signal));
+}
+
+async function readItem(url: URL, open: (url: string) => Promise<ByteSource>, signal?: AbortSignal): Promise<FetchedItem> {
+  const source = await open(url.href);
   // One request for a typical Item; a bigger one is measured by that answer and refused or completed.
-  const head = await readHead(source, FIRST_READ_BYTES, signal);
+  const head = await source.head(FIRST_READ_BYTES, signal);
   const size = await source.size(signal);
   if (size > MAX_ITEM_BYTES) {
     throw new ZonalError('source_too_large', `The STAC Item is ${size} bytes, more than the ${MAX_ITEM_BYTES} a STAC Item may have here.`);
@@ -91,10 +88,7 @@ export async function fetchItem(url: URL, open: (url: string) => Promise<ByteSou
     whole.set(new Uint8Array(await source.read(head.byteLength, size - head.byteLength, signal)), head.byteLength);
     bytes = whole.buffer;
   }
-  const fetched: FetchedItem = { item: parseItem(bytes), base: source.location?.() ?? url };
-  if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
-  cache.set(key, { item: fetched, expires: Date.now() + CACHE_MS });
-  return fetched;
+  return { item: parseItem(bytes), base: source.location() };
 }
 
 /** Empties the Item cache (tests). */

@@ -1,5 +1,5 @@
 /**
- * VectorReader over hyparquet: the only file importing a Parquet library (ARCHITECTURE §2).
+ * VectorReader over hyparquet: the only file importing a Parquet library (a heavy library enters through one adapter).
  *
  * hyparquet was chosen over parquet-wasm because its footer parser exposes each row group's column
  * statistics (the bbox covering column's min/max), so row groups are pruned before any data is read,
@@ -9,8 +9,8 @@ import { parquetMetadataAsync, parquetRead, parquetSchema } from 'hyparquet';
 import type { FileMetaData, SchemaElement } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { ZonalError } from '../errors.ts';
-import { countCache } from '../observe.ts';
-import { SourceError, type ByteSource } from '../source/source.ts';
+import { memo } from '../memo.ts';
+import { SourceError, versionKey, type ByteSource } from '../source/source.ts';
 import type { BBox } from '../geometry/types.ts';
 import { resolveGeoColumn, type GeoColumn } from './geoparquet.ts';
 import { geoArrowToWkb, isGeoArrowEncoding, type GeoArrowEncoding } from './geoarrow.ts';
@@ -62,9 +62,8 @@ export interface VectorReader {
 const COLUMN_GAP = 1 << 13;
 /** Footer bytes read first: most files' metadata fits, and it costs one request. */
 const FOOTER_GUESS = 64 * 1024;
-/** Parsed footers kept (a 100-row-group footer is ~100 KiB of bytes, far less parsed). */
-const FOOTER_CACHE_ENTRIES = 64;
-const footers = new Map<string, FileMetaData>();
+/** Parsed footers kept per URL + validator (a 100-row-group footer is ~100 KiB of bytes, far less parsed). */
+const footers = memo<FileMetaData>({ name: 'parquet_footers', maxEntries: 64 });
 
 const NON_NUMERIC_LOGICAL = new Set([
   'STRING',
@@ -151,26 +150,15 @@ export async function openGeoParquet(source: ByteSource, geometryColumn: string 
     byteLength,
     slice: (start: number, end?: number) => source.read(start, (end ?? byteLength) - start, signal),
   };
-  let parsed: FileMetaData;
   // The parsed footer is reused while the object is unchanged (same URL and validator: ETag, size, mtime).
-  const validator = (source as { validator?: () => string | undefined }).validator?.();
-  const key = validator === undefined ? undefined : `${source.url.href}\n${validator}`;
-  const cached = key === undefined ? undefined : footers.get(key);
-  countCache('parquet_footers', cached !== undefined);
-  if (cached) {
-    parsed = cached;
-  } else {
+  const parsed = await footers.remember(versionKey(source), async () => {
     try {
-      parsed = await parquetMetadataAsync(file, { initialFetchSize: FOOTER_GUESS });
+      return await parquetMetadataAsync(file, { initialFetchSize: FOOTER_GUESS });
     } catch (e) {
       if (e instanceof SourceError || e instanceof ZonalError) throw e;
       throw notParquet();
     }
-    if (key !== undefined) {
-      if (footers.size >= FOOTER_CACHE_ENTRIES) footers.delete(footers.keys().next().value as string);
-      footers.set(key, parsed);
-    }
-  }
+  });
   // Schema elements are adjusted below (geometry and decimal columns): work on copies.
   const meta: FileMetaData = { ...parsed, schema: parsed.schema.map((e) => ({ ...e })) };
   const top = parquetSchema(meta).children.map((c) => c.element);

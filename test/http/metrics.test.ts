@@ -76,6 +76,8 @@ describe('/metrics', () => {
     expect(sample(text, 'zonal_upstream_errors_total', 'scheme="http",reason="not_found"')).toBeGreaterThanOrEqual(1);
     // The later raster requests found the header parsed, and the third the tiles decoded.
     expect(sample(text, 'zonal_cache_hits_total', 'cache="cog_headers"')).toBeGreaterThanOrEqual(1);
+    // The vector request's footer was parsed (a miss of the footer cache, counted by its memo).
+    expect(sample(text, 'zonal_cache_misses_total', 'cache="parquet_footers"')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'zonal_cache_hits_total', 'cache="decoded_tiles"')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'zonal_cache_misses_total', 'cache="decoded_tiles"')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'zonal_cache_bytes', 'cache="decoded_tiles"')).toBeGreaterThan(0);

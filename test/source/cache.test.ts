@@ -4,7 +4,7 @@ import { ReadCache, withReadCache } from '../../src/source/cache.ts';
 import { withByteBudget, withCounting } from '../../src/source/counting.ts';
 import { HttpSource } from '../../src/source/http.ts';
 import { MemorySource } from '../../src/source/memory.ts';
-import type { ByteSource, ReadStats } from '../../src/source/source.ts';
+import { versionKey, type ByteSource, type ReadStats } from '../../src/source/source.ts';
 import { startRangeServer } from '../helpers/range-server.ts';
 import type { RangeServer } from '../helpers/range-server.ts';
 import { bytes, sourceError } from './conformance.ts';
@@ -25,6 +25,13 @@ function open(cache: ReadCache, path = '/data.bin'): { src: ByteSource; stats: R
   const stats: ReadStats = { requests: 0, bytes: 0 };
   const raw = new HttpSource(new URL(web.url(path)), { allowPrivateNetworks: true, timeoutMs: 5_000, maxBytes: 1 << 30 });
   return { src: withReadCache(withCounting(raw, stats), cache), stats };
+}
+
+/** The cache group of a source's object (URL + validator); a memory source always has its validator. */
+function groupOf(src: ByteSource): string {
+  const key = versionKey(src);
+  if (key === undefined) throw new Error('the source has no validator');
+  return key;
 }
 
 const same = (buf: ArrayBuffer, offset: number): boolean => Buffer.from(buf).equals(Buffer.from(data.subarray(offset, offset + buf.byteLength)));
@@ -125,7 +132,7 @@ describe('withReadCache', () => {
     await src.read(0, 1_000);
     await src.read(1_000, 1_001);
     expect(cache.bytes).toBe(1_000);
-    const group = `${src.url.href}\n${(src as unknown as { validator(): string }).validator()}`;
+    const group = groupOf(src);
     expect(cache.get(group, 0, 1_000)).toBeDefined();
     expect(cache.get(group, 1_000, 1_001)).toBeUndefined();
   });
@@ -140,11 +147,22 @@ describe('withReadCache', () => {
     await src.read(0, 10); // touch the first range: now the second is the oldest
     await src.read(3_000, 1_000);
     expect(cache.bytes).toBe(3_000);
-    const group = `${src.url.href}\n${(src as unknown as { validator(): string }).validator()}`;
+    const group = groupOf(src);
     expect(cache.get(group, 0, 1_000)).toBeDefined();
     expect(cache.get(group, 1_000, 1_000)).toBeUndefined();
     await src.read(0, 5_000); // larger than the whole cache: not stored
     expect(cache.bytes).toBe(3_000);
+  });
+
+  it('a range stored again replaces the old one: its bytes are counted once and the new ones served', () => {
+    const cache = new ReadCache(1_000, { admitFraction: 1 });
+    expect(cache.put('g', 10, new Uint8Array(100).fill(1).buffer)).toBe(true);
+    expect(cache.put('g', 10, new Uint8Array(100).fill(2).buffer)).toBe(true);
+    expect(cache.bytes).toBe(100);
+    expect([...new Uint8Array(cache.get('g', 50, 2)!)]).toEqual([2, 2]);
+    cache.clear();
+    expect(cache.bytes).toBe(0);
+    expect(cache.get('g', 50, 2)).toBeUndefined();
   });
 
   it('passes reads through when caching is disabled', async () => {

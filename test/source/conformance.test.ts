@@ -1,9 +1,11 @@
-/** The conformance suite against memory, file, http (loopback server) and s3 (s3rver). */
+/** The conformance suite against memory, file, http (loopback server), s3 (s3rver) and the wrappers openSource stacks. */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
+import { ReadCache, withReadCache } from '../../src/source/cache.ts';
+import { withByteBudget, withCounting } from '../../src/source/counting.ts';
 import { FileSource } from '../../src/source/file.ts';
 import { HttpSource } from '../../src/source/http.ts';
 import { MemorySource } from '../../src/source/memory.ts';
@@ -44,6 +46,18 @@ describeConformance('file', () => ({
     return FileSource.open(pathToFileURL(path), [dir]);
   },
   missing: () => FileSource.open(pathToFileURL(join(dir, 'missing.bin')), [dir]),
+}));
+
+// As openSource stacks them: counting under the read cache, under the byte budget.
+describeConformance('wrappers over http', () => ({
+  async: true,
+  make(data) {
+    const path = `/w${++n}.bin`;
+    web.setFile(path, data);
+    const raw = new HttpSource(new URL(web.url(path)), httpOptions);
+    return Promise.resolve(withByteBudget(withReadCache(withCounting(raw, { requests: 0, bytes: 0 }), new ReadCache(1 << 20)), 1 << 30));
+  },
+  missing: () => Promise.resolve(withReadCache(new HttpSource(new URL(web.url('/missing.bin')), httpOptions), new ReadCache(1 << 20))),
 }));
 
 const httpOptions = { allowPrivateNetworks: true, timeoutMs: 5_000, maxBytes: 1 << 30 };

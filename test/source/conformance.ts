@@ -1,6 +1,7 @@
 /**
- * One behaviour suite for every ByteSource backend (ARCHITECTURE §4, after chunkd): exact bytes at
- * offsets, size, zero-length and past-end reads, a missing object, abort, independent buffers.
+ * One behaviour suite for every ByteSource backend and wrapper (after chunkd's): exact bytes at offsets,
+ * size, head, zero-length and past-end reads, validator and location, a missing object, abort, independent
+ * buffers.
  */
 import { describe, expect, it } from 'vitest';
 import type { ByteSource } from '../../src/source/source.ts';
@@ -89,6 +90,33 @@ export function describeConformance(name: string, backend: () => Backend): void 
       const first = new Uint8Array(await src.read(10, 4));
       first.fill(0);
       expect([...new Uint8Array(await src.read(10, 4))]).toEqual([...data.subarray(10, 14)]);
+    });
+
+    it.each([
+      [16, 16],
+      [100_000, 100_000],
+      [250_000, 100_000],
+    ])('head(%i) reads the first %i bytes', async (maxLength, expected) => {
+      const src = await backend().make(data);
+      const got = new Uint8Array(await src.head(maxLength));
+      expect(got.byteLength).toBe(expected);
+      expect(Buffer.from(got).equals(Buffer.from(data.subarray(0, expected)))).toBe(true);
+      expect(await src.size()).toBe(data.byteLength);
+    });
+
+    it('knows its validator once it has answered, and keeps it while the object is unchanged', async () => {
+      const src = await backend().make(data);
+      await src.read(0, 10);
+      const validator = src.validator();
+      expect(validator).toEqual(expect.any(String));
+      await src.read(50_000, 10);
+      expect(src.validator()).toBe(validator);
+    });
+
+    it('tells where its bytes came from: its URL when nothing redirected', async () => {
+      const src = await backend().make(data);
+      await src.read(0, 1);
+      expect(src.location().href).toBe(src.url.href);
     });
 
     it('reads zero bytes as an empty buffer', async () => {
