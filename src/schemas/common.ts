@@ -1,5 +1,6 @@
-/** Request pieces shared by the endpoints (CONTRACT §2). */
+/** Request pieces shared by the endpoints (docs/contract.md §2). */
 import { Type } from '@sinclair/typebox';
+import { ALWAYS_PRESENT_NAMES, DEFAULT_STATS as DEFAULT_STAT_LIST, STATISTICS, rangesOf, type StatDeclaration } from '../stats/catalogue.ts';
 
 export const UrlSchema = Type.String({
   minLength: 1,
@@ -7,11 +8,33 @@ export const UrlSchema = Type.String({
   description: 'http(s)://, s3:// or file:// URL of the source (file:// only inside the configured data roots).',
 });
 
+/**
+ * The `stats` description, from the declared statistics: the names (with the source kind of those that apply
+ * to one), the default, then a Markdown list (the docs page renders it) of each statistic's own sentence.
+ * The names are checked by parseStatNames, not by this schema, so that an unknown one gets the message that
+ * lists the valid ones.
+ */
+function statsDescription(): string {
+  const declared: readonly StatDeclaration[] = STATISTICS;
+  const only = (d: StatDeclaration): string => (d.appliesTo.length === 1 ? ` (${d.appliesTo[0]})` : '');
+  const always = ALWAYS_PRESENT_NAMES.map((n) => `\`${n}\``).join(' and ');
+  const item = (d: StatDeclaration): string => {
+    const notes = [rangesOf(d), d.appliesTo.length === 1 ? `${d.appliesTo[0]} only` : ''].filter((n) => n !== '');
+    return `- \`${d.name}\`${notes.length > 0 ? ` (${notes.join('; ')})` : ''}: ${d.description}`;
+  };
+  return [
+    `Statistics to compute: ${declared.map((d) => d.name + only(d)).join(', ')}. Default ${JSON.stringify(DEFAULT_STAT_LIST)}.`,
+    '',
+    ...declared.map(item),
+    '',
+    `${always} are always answered; listing them changes nothing.`,
+  ].join('\n');
+}
+
 export const StatsSchema = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
   minItems: 1,
   maxItems: 64,
-  description:
-    'Statistics to compute: count, min, max, mean, sum, std, median, percentile_<q>, range, majority, minority, unique, freq_hist, nodata (raster), density (vector). Default ["min","max","mean","count"].',
+  description: statsDescription(),
 });
 
 /**
@@ -23,4 +46,5 @@ export const DEMO_URL = 'file:///app/fixtures/demo/';
 export const DEMO_STAC_URL = 'http://127.0.0.1:8001/stac/';
 export const PUBLIC_S2_ITEM = 'https://earth-search.aws.element84.com/v1/collections/sentinel-2-l2a/items/S2B_33TWN_20240715_0_L2A';
 
-export const DEFAULT_STATS = ['min', 'max', 'mean', 'count'];
+/** The default `stats` (declared in stats/catalogue.ts; import it from there). */
+export const DEFAULT_STATS: string[] = [...DEFAULT_STAT_LIST];

@@ -1,24 +1,25 @@
 /**
- * StatsAccumulator (ARCHITECTURE §2): folds (value, weight) pairs into the statistics of CONTRACT §5.
- * Pure: numbers only, never geometry or bytes.
+ * StatsAccumulator: folds (value, weight) pairs into the statistics of docs/contract.md §5, whose answers
+ * are read from its state as catalogue.ts declares them. Pure: numbers only, never geometry or bytes.
  *
  * - One pass for count / sum / mean / std / min / max: Neumaier-compensated Σw and Σv·w, weighted Welford
  *   (West 1979) for the centred second moment; partials merge with Chan's parallel formula.
- * - Values are kept (in `Frequencies`, growable Float64Array buffers, never JS arrays) only when median, a
- *   percentile, majority, minority, unique or freq_hist is asked, and sorted once when the result is taken.
- *   Values of weight exactly 1 go to a weight-less buffer; other weights go to a (value, weight) pair
- *   buffer, so the centre and all-touched rules (all weights 1) never store weights and the fractional rule
- *   stores them only for boundary cells.
+ * - Values are kept (in `Frequencies`, growable Float64Array buffers, never JS arrays) only when a statistic
+ *   asked needs them (median, a percentile, majority, minority, unique, freq_hist), and sorted once when the
+ *   result is taken. Values of weight exactly 1 go to a weight-less buffer; other weights go to a (value,
+ *   weight) pair buffer, so the centre and all-touched rules (all weights 1) never store weights and the
+ *   fractional rule stores them only for boundary cells.
  * - Statistics computed from the sorted values (median, percentiles, majority, minority, unique, freq_hist) do
  *   not depend on insertion order or on how partials were merged, to the bit. count, min, max, range and
  *   nodata are exact in unweighted mode. sum, mean, std and weighted count are compensated / stable
  *   and agree across orders and merges to within a few ulps.
  */
-import { needsOf, percentileOf, type StatName } from './names.ts';
-import { Frequencies, RUN_STATS } from './frequencies.ts';
+import { needsOfStat, resolveStat, type ResolvedStat, type ResultContext, type Runs, type StatState, type StatValue } from './catalogue.ts';
+import { needsOf, type StatName } from './names.ts';
+import { Frequencies } from './frequencies.ts';
 
-/** Per-statistic results: numbers, null for "nothing counted" / undefined, a list for `unique`, an object for `freq_hist`. */
-export type StatValue = number | null | number[] | Record<string, number>;
+export type { ResultContext, StatValue };
+/** The requested statistics by name. */
 export type StatsResult = Record<string, StatValue>;
 
 export interface AccumulatorOptions {
@@ -26,12 +27,12 @@ export interface AccumulatorOptions {
   readonly names: readonly StatName[];
   /**
    * Weighted mode: weights are coverage fractions or feature weights, and count, mean, sum, std, the
-   * quantiles, majority/minority, freq_hist and nodata use them (CONTRACT §5). Unweighted mode: every add
+   * quantiles, majority/minority, freq_hist and nodata use them (docs/contract.md §5). Unweighted mode: every add
    * counts 1 whatever weight is passed (weights ≤ 0 are still skipped).
    */
   readonly weighted: boolean;
   /**
-   * Vector rule (CONTRACT §5 "vector: features counted"): `count` (and `density`) count the added items
+   * Vector rule (docs/contract.md §5, "vector: features counted"): `count` (and `density`) count the added items
    * instead of summing their weights. Default false (raster: count = Σ weights in weighted mode).
    */
   readonly countItems?: boolean;
@@ -39,15 +40,6 @@ export interface AccumulatorOptions {
   readonly capacityHint?: number;
   /** Keep the values even when no statistic of `names` needs them (a histogram, per-class counts). */
   readonly keepValues?: boolean;
-}
-
-/** Context the accumulator cannot know. */
-export interface ResultContext {
-  /**
-   * Area of the AOI in m², needed only for `density`: features counted per km², null when the area is 0
-   * (bare point) or null. Required when `density` was asked.
-   */
-  readonly aoiAreaM2?: number | null;
 }
 
 /** Plain data that survives structuredClone / postMessage (all numbers, booleans, strings and Float64Arrays). */
@@ -94,7 +86,7 @@ export interface StatsAccumulator {
   /** Plain-data copy of the state, for a worker thread's postMessage. */
   snapshot(): AccumulatorSnapshot;
   /**
-   * Exactly the requested statistics (CONTRACT §5), never NaN or ±Infinity (null instead), -0 reported as 0.
+   * Exactly the requested statistics (docs/contract.md §5), never NaN or ±Infinity (null instead), -0 reported as 0.
    * Nothing counted → count 0, nodata as counted, unique [], freq_hist {}, density 0 (null without area),
    * everything else null. Throws ZonalError `too_many_unique_values` when unique / freq_hist would list
    * more than 10,000 distinct values. The caller adds aoi_area and data_area.
@@ -105,11 +97,6 @@ export interface StatsAccumulator {
    * mode); stops when `visit` returns false. Nothing when values are not kept.
    */
   walkValues(visit: (value: number, weight: number) => boolean): void;
-}
-
-/** A finite number with -0 folded to 0, or null. */
-function num(x: number | null): number | null {
-  return x !== null && Number.isFinite(x) ? x + 0 : null;
 }
 
 class Accumulator implements StatsAccumulator {
@@ -145,6 +132,8 @@ class Accumulator implements StatsAccumulator {
   private readonly values: Frequencies;
 
   private readonly keepAnyway: boolean;
+  /** Resolved on the first result (partials built in workers are merged, never asked). */
+  private plan: ResultPlan | undefined;
 
   constructor(names: readonly StatName[], weighted: boolean, countItems: boolean, capacity: number, keep = false) {
     this.names = names;
@@ -285,67 +274,42 @@ class Accumulator implements StatsAccumulator {
   }
 
   result(context: ResultContext = {}): StatsResult {
-    const out: StatsResult = {};
+    const { stats, distinct } = (this.plan ??= planOf(this.names));
     const weight = this.wSum + this.wComp;
     const empty = this.items === 0;
-    const count = this.countItems ? this.items : empty ? 0 : weight;
-    const hasValues = this.keepValues && !empty;
-    const runs = hasValues && this.names.some((n) => RUN_STATS.has(n)) ? this.values.runs(this.names) : null;
-    for (const name of this.names) {
-      switch (name) {
-        case 'count':
-          out[name] = num(count) ?? 0;
-          break;
-        case 'nodata':
-          out[name] = num(this.nodata + this.nodataComp) ?? 0;
-          break;
-        case 'density': {
-          const area = context.aoiAreaM2;
-          if (area === undefined) throw new TypeError("result: 'density' needs context.aoiAreaM2");
-          out[name] = area !== null && area > 0 ? num(count / (area / 1e6)) : null;
-          break;
-        }
-        case 'min':
-          out[name] = empty ? null : num(this.min);
-          break;
-        case 'max':
-          out[name] = empty ? null : num(this.max);
-          break;
-        case 'range':
-          out[name] = empty ? null : num(this.max - this.min);
-          break;
-        case 'sum':
-          out[name] = empty ? null : num(this.vSum + this.vComp);
-          break;
-        case 'mean':
-          out[name] = empty ? null : num((this.vSum + this.vComp) / weight);
-          break;
-        case 'std':
-          out[name] = empty ? null : num(Math.sqrt(Math.max(this.m2, 0) / weight));
-          break;
-        case 'median':
-          out[name] = hasValues ? num(this.values.quantile(50, true, this.weighted)) : null;
-          break;
-        case 'majority':
-          out[name] = runs === null ? null : num(runs.majority);
-          break;
-        case 'minority':
-          out[name] = runs === null ? null : num(runs.minority);
-          break;
-        case 'unique':
-          out[name] = runs === null ? [] : runs.unique;
-          break;
-        case 'freq_hist':
-          out[name] = runs === null ? {} : runs.hist;
-          break;
-        default: {
-          const q = percentileOf(name);
-          out[name] = hasValues && q !== null ? num(this.values.quantile(q, false, this.weighted)) : null;
-        }
-      }
-    }
+    const weighted = this.weighted;
+    const values = this.values;
+    let runs: Runs | null | undefined;
+    const state: StatState = {
+      empty,
+      count: this.countItems ? this.items : empty ? 0 : weight,
+      weight,
+      sum: this.vSum + this.vComp,
+      m2: this.m2,
+      min: this.min,
+      max: this.max,
+      nodata: this.nodata + this.nodataComp,
+      quantile: (q) => (empty ? null : values.quantile(q, false, weighted)),
+      median: () => (empty ? null : values.quantile(50, true, weighted)),
+      runs: () => (runs ??= empty || !this.keepValues ? null : values.runs(distinct)),
+    };
+    const out: StatsResult = {};
+    // A name no declaration spells (never one parseStatNames let through) answers null.
+    for (const { name, stat } of stats) out[name] = stat === null ? null : stat.declaration.result(state, stat.args, context);
     return out;
   }
+}
+
+/** How `result` answers `names`: each one's declaration, and the ones that list distinct values (named by the cap's error). */
+interface ResultPlan {
+  readonly stats: readonly { readonly name: string; readonly stat: ResolvedStat | null }[];
+  readonly distinct: readonly string[];
+}
+
+function planOf(names: readonly StatName[]): ResultPlan {
+  const stats = names.map((name) => ({ name, stat: resolveStat(name) }));
+  const distinct = stats.flatMap(({ stat }) => (stat !== null && needsOfStat(stat).distinct === true ? [stat.key] : []));
+  return { stats, distinct };
 }
 
 /** Neumaier sum of two compensated pairs. */

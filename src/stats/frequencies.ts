@@ -1,6 +1,6 @@
 /**
- * The values a StatsAccumulator keeps for the order statistics of CONTRACT §5 (median, percentiles,
- * majority, minority, unique, freq_hist), as a weighted multiset. Pure.
+ * The values a StatsAccumulator keeps for the order statistics (median, percentiles, majority, minority,
+ * unique, freq_hist), as a weighted multiset. Pure.
  *
  * Values live in growable Float64Array buffers, never JS arrays, and are sorted once when a result is
  * taken. Values of weight exactly 1 go to a weight-less buffer; other weights go to a (value, weight) pair
@@ -9,19 +9,8 @@
  * order or on how buffers were appended, to the bit.
  */
 import { ZonalError } from '../errors.ts';
-import { MAX_DISTINCT_VALUES, type StatName } from './names.ts';
+import { MAX_DISTINCT_VALUES, type Runs } from './catalogue.ts';
 import { medianSorted, quantileSorted, sortPairs, sortValues, weightedTarget } from './quantile.ts';
-
-/** Statistics answered by one walk over the distinct values (`Frequencies.runs`). */
-export const RUN_STATS: ReadonlySet<string> = new Set(['majority', 'minority', 'unique', 'freq_hist']);
-
-/** What one walk over the distinct values yields (majority / minority NaN when there are no values). */
-export interface Runs {
-  majority: number;
-  minority: number;
-  unique: number[];
-  hist: Record<string, number>;
-}
 
 const INITIAL_CAPACITY = 1024;
 
@@ -172,13 +161,12 @@ export class Frequencies {
   }
 
   /**
-   * Majority and minority (ties to the smallest value), and, when `names` asks for unique or freq_hist, the
-   * distinct values and their frequencies. Throws ZonalError `too_many_unique_values` past
-   * MAX_DISTINCT_VALUES distinct values in that case.
+   * Majority and minority (ties to the smallest value), and, when `capped` names the statistics that list
+   * them (unique, freq_hist), the distinct values and their frequencies. Throws ZonalError
+   * `too_many_unique_values`, naming them, past MAX_DISTINCT_VALUES distinct values in that case.
    */
-  runs(names: readonly StatName[]): Runs {
-    const wantDistinct = names.includes('unique') || names.includes('freq_hist');
-    const capped = names.filter((n) => n === 'unique' || n === 'freq_hist');
+  runs(capped: readonly string[]): Runs {
+    const wantDistinct = capped.length > 0;
     const unique: number[] = [];
     const hist: Record<string, number> = {};
     let majority = NaN;
@@ -191,11 +179,13 @@ export class Frequencies {
       distinct++;
       if (wantDistinct) {
         if (distinct > MAX_DISTINCT_VALUES) {
-          throw new ZonalError(
-            'too_many_unique_values',
-            `${capped.length > 1 ? 'The statistics' : 'The statistic'} ${capped.map((n) => `'${n}'`).join(' and ')} ${capped.length > 1 ? 'stop' : 'stops'} at ${MAX_DISTINCT_VALUES.toLocaleString('en-US')} distinct values and this AOI has more.`,
-            { stats: capped, limit: MAX_DISTINCT_VALUES },
-          );
+          const [they, stop] = capped.length > 1 ? ['The statistics', 'stop'] : ['The statistic', 'stops'];
+          const names = capped.map((n) => `'${n}'`).join(' and ');
+          const limit = MAX_DISTINCT_VALUES.toLocaleString('en-US');
+          throw new ZonalError('too_many_unique_values', `${they} ${names} ${stop} at ${limit} distinct values and this AOI has more.`, {
+            stats: capped,
+            limit: MAX_DISTINCT_VALUES,
+          });
         }
         unique.push(v);
         hist[String(v)] = w;

@@ -1,82 +1,68 @@
 /**
- * The statistic catalogue (CONTRACT §2, §5): which names exist, which source kind each applies to, and what
- * an accumulator must track to answer them. Pure.
+ * A request's `stats` list checked against the statistics declared in catalogue.ts: which names exist, which
+ * source kind each applies to (docs/contract.md §2, §5), and what an accumulator must track to answer them.
+ * Pure.
  */
 import { ZonalError } from '../errors.ts';
+import {
+  ALWAYS_PRESENT_NAMES,
+  DEFAULT_STATS,
+  MAX_DISTINCT_VALUES,
+  PERCENTILE,
+  STATISTICS,
+  holesOf,
+  listedName,
+  needsOfStat,
+  resolveStat,
+  statisticsFor,
+  type BaseStatName,
+  type SourceKind,
+  type StatDeclaration,
+  type StatName,
+} from './catalogue.ts';
 
-/** Every fixed statistic name, in the order the contract's table lists them. */
-export const BASE_STAT_NAMES = [
-  'count',
-  'min',
-  'max',
-  'mean',
-  'sum',
-  'std',
-  'median',
-  'range',
-  'majority',
-  'minority',
-  'unique',
-  'freq_hist',
-  'nodata',
-  'density',
-] as const;
-
-export type BaseStatName = (typeof BASE_STAT_NAMES)[number];
+export { ALWAYS_PRESENT_NAMES, DEFAULT_STATS, MAX_DISTINCT_VALUES, type BaseStatName, type SourceKind, type StatName };
 /** `percentile_<q>` with q a decimal number in [0, 100], e.g. `percentile_90`, `percentile_2.5`. */
 export type PercentileName = `percentile_${number}`;
-export type StatName = BaseStatName | PercentileName;
-export type SourceKind = 'raster' | 'vector';
 
-/** The contract's default `stats` (CONTRACT §2). */
-export const DEFAULT_STAT_NAMES: readonly StatName[] = ['min', 'max', 'mean', 'count'];
+/** Every plain statistic name (no template), in declaration order. */
+export const BASE_STAT_NAMES: readonly BaseStatName[] = (STATISTICS as readonly StatDeclaration[])
+  .filter((d) => holesOf(d).length === 0)
+  .map((d) => d.name as BaseStatName);
 
-/**
- * Keys present in every response whatever was asked (CONTRACT §4). Accepted in `stats` as no-ops (they are
- * never returned twice and never rejected), but they are not statistics the accumulator computes.
- */
-export const ALWAYS_PRESENT_NAMES = ['aoi_area', 'data_area'] as const;
+/** The contract's default `stats`; the same list as DEFAULT_STATS. */
+export const DEFAULT_STAT_NAMES: readonly StatName[] = DEFAULT_STATS;
 
-/** Past this many distinct values `unique` and `freq_hist` are refused (CONTRACT §5). */
-export const MAX_DISTINCT_VALUES = 10_000;
-
-const NOT_APPLICABLE: Record<SourceKind, readonly BaseStatName[]> = {
-  raster: ['density'],
-  vector: ['nodata'],
-};
-
-const BASE_SET: ReadonlySet<string> = new Set(BASE_STAT_NAMES);
 const ALWAYS_SET: ReadonlySet<string> = new Set(ALWAYS_PRESENT_NAMES);
-/** Digits, optionally a dot and more digits: `percentile_2.5` yes; `percentile_.5`, `percentile_1e1` no. */
-const PERCENTILE_RE = /^percentile_(\d+(?:\.\d+)?)$/;
 
 /** The q of a `percentile_<q>` name, or null when `name` is not a valid percentile name (q outside [0, 100] included). */
 export function percentileOf(name: string): number | null {
-  const m = PERCENTILE_RE.exec(name);
-  if (m === null) return null;
-  const q = Number(m[1]);
-  return q >= 0 && q <= 100 ? q : null;
+  const stat = resolveStat(name);
+  return stat?.declaration === PERCENTILE ? (stat.args['q'] as number) : null;
 }
 
 /** True for a statistic name of either source kind (`aoi_area` / `data_area` are not statistic names). */
 export function isStatName(name: string): name is StatName {
-  return BASE_SET.has(name) || percentileOf(name) !== null;
+  return resolveStat(name) !== null;
 }
 
-/** The names valid for `kind`, as listed in error messages. */
+/** The names valid for `kind`, as listed in error messages: the plain names, then the templates with their ranges. */
 export function validStatNames(kind: SourceKind): string[] {
-  const excluded = NOT_APPLICABLE[kind];
-  return [...BASE_STAT_NAMES.filter((n) => !excluded.includes(n)), 'percentile_<q> (q from 0 to 100)'];
+  const declared = statisticsFor(kind);
+  const plain = declared.filter((d) => holesOf(d).length === 0);
+  const templates = declared.filter((d) => holesOf(d).length > 0);
+  return [...plain, ...templates].map(listedName);
 }
 
 /**
- * Validates and normalises the request's `stats` list (CONTRACT §2, §5).
+ * Validates and normalises the request's `stats` list (docs/contract.md §2, §5).
  *
  * - Empty list → ZonalError `validation_failed`.
  * - Unknown names (including `percentile_<q>` with q not a plain decimal in [0, 100]) → ZonalError
  *   `unknown_stat`, whose detail lists the valid names for `kind`; every offending entry is reported in
  *   `extras.errors` with its JSON pointer (`/stats/<i>`).
- * - `density` on a raster or `nodata` on a vector → ZonalError `stat_not_applicable`.
+ * - A statistic that does not apply to `kind` (`density` on a raster, `nodata` on a vector) → ZonalError
+ *   `stat_not_applicable`.
  * - `aoi_area` and `data_area` are accepted and dropped: they are always in the response, so asking for them
  *   is a no-op. A list holding only those two is valid and yields `[]`.
  * - Duplicates are answered once, keeping the order of first appearance. Names are exact (case-sensitive);
@@ -94,17 +80,18 @@ export function parseStatNames(names: readonly string[], kind: SourceKind): Stat
   const seen = new Set<string>();
   names.forEach((name, i) => {
     if (ALWAYS_SET.has(name)) return;
-    if (!isStatName(name)) {
+    const stat = resolveStat(name);
+    if (stat === null) {
       unknown.push({ path: `/stats/${i}`, message: `unknown statistic '${name}'`, name });
       return;
     }
-    if ((NOT_APPLICABLE[kind] as readonly string[]).includes(name)) {
+    if (!stat.declaration.appliesTo.includes(kind)) {
       notApplicable.push({ path: `/stats/${i}`, message: `'${name}' does not apply to ${kind} sources`, name });
       return;
     }
     if (seen.has(name)) return;
     seen.add(name);
-    out.push(name);
+    out.push(name as StatName);
   });
   if (unknown.length > 0) {
     const list = unknown.map((u) => `'${u.name}'`).join(', ');
@@ -121,7 +108,7 @@ export function parseStatNames(names: readonly string[], kind: SourceKind): Stat
   return out;
 }
 
-/** What an accumulator must track to answer a list of statistics (ARCHITECTURE §2). */
+/** What an accumulator must track to answer a list of statistics (the union of their declared needs). */
 export interface StatNeeds {
   /** Running moments (Σw, Σv·w): `mean`, `sum`, `std`. */
   readonly moments: boolean;
@@ -133,7 +120,7 @@ export interface StatNeeds {
   readonly values: boolean;
   /** Distinct values are listed, so the 10,000-value cap applies: `unique`, `freq_hist`. */
   readonly distinct: boolean;
-  /** The q of each requested `percentile_<q>` (and 50 for `median`), de-duplicated. */
+  /** The q of each quantile read (each requested `percentile_<q>`, and 50 for `median`), de-duplicated. */
   readonly percentiles: readonly number[];
 }
 
@@ -146,45 +133,15 @@ export function needsOf(names: readonly StatName[]): StatNeeds {
   let distinct = false;
   const qs = new Set<number>();
   for (const name of names) {
-    switch (name) {
-      case 'std':
-        spread = true;
-        moments = true;
-        break;
-      case 'mean':
-      case 'sum':
-        moments = true;
-        break;
-      case 'min':
-      case 'max':
-      case 'range':
-        minMax = true;
-        break;
-      case 'median':
-        values = true;
-        qs.add(50);
-        break;
-      case 'majority':
-      case 'minority':
-        values = true;
-        break;
-      case 'unique':
-      case 'freq_hist':
-        values = true;
-        distinct = true;
-        break;
-      case 'count':
-      case 'nodata':
-      case 'density':
-        break;
-      default: {
-        const q = percentileOf(name);
-        if (q !== null) {
-          values = true;
-          qs.add(q);
-        }
-      }
-    }
+    const stat = resolveStat(name);
+    if (stat === null) continue;
+    const needs = needsOfStat(stat);
+    moments ||= needs.moments === true;
+    spread ||= needs.spread === true;
+    minMax ||= needs.minMax === true;
+    values ||= needs.values === true;
+    distinct ||= needs.distinct === true;
+    for (const q of needs.quantiles ?? []) qs.add(q);
   }
   return { moments, spread, minMax, values, distinct, percentiles: [...qs] };
 }

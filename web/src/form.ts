@@ -1,42 +1,9 @@
 /** The options form: bands or columns from the source's info, statistics, pixel rule, weighting; → the request body. */
 import type { SourceInfo, StacSource, StatsRequest } from './api.ts';
-import { byId, checkbox, checkedValues } from './dom.ts';
+import { byId, checkbox, checkedValues, h } from './dom.ts';
+import { statChoices, typedPercentiles } from './stat-choices.ts';
 import { zonesCollection, type Zone } from './zones.ts';
 
-const RASTER_STATS = [
-  'count',
-  'min',
-  'max',
-  'mean',
-  'median',
-  'std',
-  'sum',
-  'range',
-  'nodata',
-  'majority',
-  'minority',
-  'unique',
-  'percentile_10',
-  'percentile_90',
-  'freq_hist',
-];
-const VECTOR_STATS = [
-  'count',
-  'min',
-  'max',
-  'mean',
-  'median',
-  'std',
-  'sum',
-  'range',
-  'density',
-  'majority',
-  'minority',
-  'unique',
-  'percentile_10',
-  'percentile_90',
-  'freq_hist',
-];
 const PIXELS = ['center', 'all_touched', 'fractional'] as const;
 
 export class OptionsForm {
@@ -52,7 +19,7 @@ export class OptionsForm {
   private readonly weighting = byId<HTMLSelectElement>('weighting');
   private readonly percentiles = byId<HTMLInputElement>('percentiles');
   /** Kept across sources, so switching between a raster and a vector keeps the user's picks. */
-  private chosenStats = new Set(['count', 'min', 'max', 'mean', 'median', 'std']);
+  private chosenStats = new Set([...statChoices('raster'), ...statChoices('vector')].flatMap((g) => g.choices).flatMap((c) => (c.checked ? [c.value] : [])));
   private info: SourceInfo | null = null;
   /** Set when the source is an asset of a STAC Item: requests then name the Item and the asset. */
   private stac: StacSource | null = null;
@@ -86,8 +53,20 @@ export class OptionsForm {
       const numeric = info.columns.filter((c) => c.numeric);
       this.columns.append(...numeric.map((c, i) => checkbox('column', c.name, c.name, i === 0)));
     }
-    const names = info.kind === 'raster' ? RASTER_STATS : VECTOR_STATS;
-    this.stats.append(...names.map((n) => checkbox('stat', n, n, this.chosenStats.has(n))));
+    const groups = statChoices(info.kind).map(({ label, choices }) => {
+      const boxes = choices.map((c) => {
+        const box = checkbox('stat', c.value, c.label, this.chosenStats.has(c.value));
+        box.title = c.title;
+        return box;
+      });
+      return h(
+        'div',
+        { class: 'stat-group', role: 'group', 'aria-label': label },
+        h('span', { class: 'stat-group-label', 'aria-hidden': 'true' }, label),
+        ...boxes,
+      );
+    });
+    this.stats.append(...groups);
   }
 
   /** The request for these zones, or null (no source, no zones) with the reason. */
@@ -95,7 +74,7 @@ export class OptionsForm {
     const info = this.info;
     if (!info) return { missing: 'Load a source first.' };
     if (zones.length === 0) return { missing: 'Add at least one zone (draw, paste or drop GeoJSON).' };
-    const stats = [...checkedValues(this.stats), ...this.extraPercentiles()];
+    const stats = [...checkedValues(this.stats), ...typedPercentiles(this.percentiles.value)];
     const aoi = zonesCollection(zones);
     const stac = this.stac;
     const source = stac ? { url: stac.item, asset: stac.asset } : { url: info.url };
@@ -129,13 +108,5 @@ export class OptionsForm {
         body: { ...source, aoi, columns, stats, weighting_method: this.weighting.value === 'ratio' ? 'ratio' : 'area' },
       },
     };
-  }
-
-  /** "25, 75" → percentile_25, percentile_75 (the service checks them). */
-  private extraPercentiles(): string[] {
-    return this.percentiles.value
-      .split(/[\s,;]+/)
-      .filter((s) => s !== '')
-      .map((s) => `percentile_${s}`);
   }
 }
