@@ -46,6 +46,8 @@ const area = (path: string): string => (path.includes('/') ? (path.split('/')[0]
 const LAYERS: string[][] = [
   // Plain errors and counts that any layer may raise or count (http/metrics.ts reads the counts).
   ['errors', 'observe'],
+  // Bounded in-memory caches (lru-cache) that source, stac and the readers keep; they count into observe.
+  ['memo'],
   // Which addresses, protocols and folders a source may reach (pure; config validates its settings with it).
   ['policy'],
   ['config'],
@@ -59,8 +61,8 @@ const LAYERS: string[][] = [
   ['workers'],
   // Use cases: domain types in, outcomes out; they never see the wire schemas.
   ['zonal'],
-  // The wire: request and response schemas (TypeBox, OpenAPI), read by the HTTP layer and the CLI only.
-  ['schemas'],
+  // The wire: request and response schemas (TypeBox, OpenAPI) and the output formats, read by the HTTP layer and the CLI only.
+  ['schemas', 'formats'],
   ['http', 'cli'],
   ['app'],
   ['server'],
@@ -68,7 +70,7 @@ const LAYERS: string[][] = [
 const LAYER = new Map(LAYERS.flatMap((areas, i) => areas.map((a): [string, number] => [a, i])));
 
 /** Folders whose modules must stay free of I/O (no node: modules). */
-const PURE = ['geometry', 'coverage', 'stats', 'schemas', 'errors', 'observe'];
+const PURE = ['geometry', 'coverage', 'stats', 'schemas', 'formats', 'errors', 'observe'];
 const PURE_FILES = [
   'raster/fold.ts',
   'raster/plan.ts',
@@ -86,7 +88,6 @@ const PURE_FILES = [
   'vector/data-area.ts',
   'vector/geoarrow.ts',
   'raster/tile-cache.ts',
-  'zonal/represent.ts',
 ];
 
 /** Each heavy library and the one adapter file that may import it. */
@@ -109,11 +110,12 @@ const ADAPTERS: Record<string, string> = {
   '@aws-sdk/client-s3': 'source/s3.ts',
   piscina: 'workers/pool.ts',
   'ipaddr.js': 'policy.ts',
+  'lru-cache': 'memo.ts',
   commander: 'cli/main.ts',
   'csv-parse': 'cli/zones-file.ts',
   wkx: 'cli/geometry.ts',
   'cli-progress': 'cli/progress.ts',
-  'hyparquet-writer': 'cli/output.ts',
+  'hyparquet-writer': 'formats/geoparquet.ts',
 };
 
 const packageName = (spec: string): string => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] as string));

@@ -1,21 +1,18 @@
 /**
- * The in-process engine: the service's use cases answer all the zones in one pass (zonal/raster.ts,
- * zonal/vector.ts), with the service's configuration from the environment, its worker pool, and its
- * source opener; a local source's folder is the only data root, so the service's path
- * checks still apply.
+ * In process: the service's one entry point (zonal/answer.ts) answers all the zones, with the service's
+ * configuration from the environment, its worker pool, and its source opener; a local source's folder is
+ * the only data root, so the service's path checks still apply.
  */
 import { realpath } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, type Config } from '../config.ts';
-import { openSource } from '../source/resolve.ts';
+import { jsonClient, openSource } from '../source/resolve.ts';
 import type { ReadStats } from '../source/source.ts';
 import { createFoldRunner } from '../workers/pool.ts';
-import { rasterZonesStats } from '../zonal/raster.ts';
-import { vectorZonesStats } from '../zonal/vector.ts';
-import { zoneGeometries, zoneOutcomes, type Zone, type ZoneOutcome } from '../zonal/zones.ts';
-import type { RasterRequest } from '../schemas/raster.ts';
-import type { VectorRequest } from '../schemas/vector.ts';
+import { answer } from '../zonal/answer.ts';
+import type { Question, ZoneInput, ZoneOutcome } from '../zonal/model.ts';
+import { checkZones } from '../schemas/zones.ts';
 import { CliError } from './errors.ts';
 import type { Job } from './job.ts';
 
@@ -41,7 +38,7 @@ export async function cliConfig(url: string, env: Record<string, string | undefi
   return config;
 }
 
-export async function* localOutcomes(job: Job, zones: readonly Zone[], options: { signal: AbortSignal }): AsyncGenerator<ZoneOutcome> {
+export async function* localOutcomes(job: Job, zones: readonly ZoneInput[], options: { signal: AbortSignal }): AsyncGenerator<ZoneOutcome> {
   const config = await cliConfig(job.body.url);
   const runner = createFoldRunner(config.workers);
   try {
@@ -51,16 +48,12 @@ export async function* localOutcomes(job: Job, zones: readonly Zone[], options: 
       runner,
       signal: options.signal,
       openSource: (url: string) => openSource(url, config, { stats, signal: options.signal }),
+      json: jsonClient(config, stats),
     };
-    // One pass over the raster's blocks, or the file's row groups, for all zones, as the HTTP endpoints do.
-    const geometries = zoneGeometries(zones, job.body.radius);
-    if (job.kind === 'raster') {
-      const { aoi: _aoi, ...request } = job.body as unknown as RasterRequest;
-      yield* zoneOutcomes(zones, rasterZonesStats(request, geometries, deps));
-    } else {
-      const { aoi: _aoi, ...request } = job.body as unknown as VectorRequest;
-      yield* zoneOutcomes(zones, vectorZonesStats(request, geometries, deps));
-    }
+    const { radius, ...rest } = job.body;
+    // The schema checked the body (job.ts): it is the question of its kind.
+    const question = { kind: job.kind, ...rest } as Question;
+    yield* answer(question, checkZones(zones, radius), deps);
   } finally {
     await runner.close();
   }

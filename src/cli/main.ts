@@ -11,7 +11,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CliError, EXIT_USAGE, messageOf } from './errors.ts';
 import type { Job, JobKind } from './job.ts';
-import { formatOfPath, OUTPUT_FORMATS, type OutputFormat } from './output.ts';
+import { formatOfPath, OUTPUT_FORMATS } from './output.ts';
 import { run, sourceUrl } from './run.ts';
 import type { ZonesFormat } from './zones-file.ts';
 
@@ -24,7 +24,7 @@ interface CommonOptions {
   idColumn?: string;
   stats?: string[];
   radius?: number;
-  format?: OutputFormat;
+  format?: string;
   output?: string;
   concurrency: number;
   server: string[];

@@ -5,8 +5,8 @@
  * server) after an exponential backoff. Each chunk's zone indexes are put back in the whole file's
  * numbering, and the outcomes are handed out in input order.
  */
-import type { Zone, ZoneOutcome, ZoneError } from '../zonal/zones.ts';
-import type { StatsResponse } from '../schemas/response.ts';
+import type { ZoneInput as Zone, ZoneOutcome, ZoneError } from '../zonal/model.ts';
+import type { StatsResponse } from '../zonal/model.ts';
 import { CliError } from './errors.ts';
 import type { Job } from './job.ts';
 

@@ -5,11 +5,11 @@
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { ZoneOutcome } from '../zonal/zones.ts';
+import type { ZoneOutcome } from '../zonal/model.ts';
 import { EXIT_OK, EXIT_ZONE_ERRORS } from './errors.ts';
 import { checkJob, type Job } from './job.ts';
 import { readZones, type ZonesOptions } from './zones-file.ts';
-import { openSink, type OutputFormat } from './output.ts';
+import { writeOutcomes } from './output.ts';
 import { createProgress } from './progress.ts';
 import { localOutcomes } from './engine.ts';
 import { remoteOutcomes } from './remote.ts';
@@ -18,7 +18,8 @@ export interface RunOptions {
   job: Job;
   zones: string;
   zonesOptions: ZonesOptions;
-  format: OutputFormat;
+  /** An output format's name (formats/). */
+  format: string;
   output?: string;
   /** Zones answered at once (in process) or requests in flight (--server). */
   concurrency: number;
@@ -43,36 +44,37 @@ export function sourceUrl(arg: string, cwd = process.cwd()): string {
 export async function run(options: RunOptions): Promise<number> {
   const job = checkJob(options.job);
   const { zones, unreadable } = await readZones(options.zones, { ...options.zonesOptions, cwd: options.cwd });
-  const sink = await openSink(options.format, options.output, job.kind === 'raster' ? 'band' : 'column', options.cwd);
   // A bar on the terminal where the results are printed would be drawn into them.
   const toTerminal = options.output === undefined && process.stdout.isTTY === true;
   const progress = createProgress(zones.length, options.progress && !toTerminal);
   let failed = 0;
-  try {
-    const outcomes =
-      options.servers.length > 0
-        ? remoteOutcomes(job, zones, {
-            servers: options.servers,
-            chunk: options.chunk,
-            concurrency: options.concurrency,
-            retries: options.retries,
-            backoffMs: options.retryDelay,
-            signal: options.signal,
-          })
-        : localOutcomes(job, zones, { signal: options.signal });
+  const outcomes =
+    options.servers.length > 0
+      ? remoteOutcomes(job, zones, {
+          servers: options.servers,
+          chunk: options.chunk,
+          concurrency: options.concurrency,
+          retries: options.retries,
+          backoffMs: options.retryDelay,
+          signal: options.signal,
+        })
+      : localOutcomes(job, zones, { signal: options.signal });
+  async function* counted(): AsyncGenerator<ZoneOutcome> {
     for await (const answered of outcomes) {
       // A geometry the zones file could not give is answered as no geometry; its reason is the detail.
       const why = unreadable.get(answered.zone.index);
       const o: ZoneOutcome =
         why !== undefined && answered.error?.code === 'validation_failed' ? { ...answered, error: { ...answered.error, detail: why } } : answered;
       if (o.error) failed++;
-      await sink.write(o);
+      yield o;
       progress.tick();
     }
+  }
+  try {
+    await writeOutcomes(options.format, options.output, counted(), job.kind === 'raster' ? 'band' : 'column', options.cwd);
   } finally {
     progress.stop();
   }
-  await sink.finish();
   if (failed > 0) {
     options.log(
       `${failed.toLocaleString('en')} of ${zones.length.toLocaleString('en')} zones could not be answered; each has its error in the output (error_code, error_detail).`,

@@ -9,7 +9,7 @@ import { open, readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse as parseCsv } from 'csv-parse/sync';
-import type { Zone } from '../zonal/zones.ts';
+import type { ZoneInput as Zone } from '../zonal/model.ts';
 import { FileSource } from '../source/file.ts';
 import { openGeoParquet } from '../vector/reader.ts';
 import { crsFromProjJson } from '../vector/crs.ts';

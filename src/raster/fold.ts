@@ -159,6 +159,11 @@ export interface FoldResult {
   partials: FoldPartial[];
   /** Planes decoded by this task, for the decoded-tile cache (those of the blocks to keep). */
   decoded: { key: string; plane: DecodedPlane }[];
+  /**
+   * Why a block could not be decoded (a corrupt tile, a stream cut short): the source's problem, told as
+   * data because an error's class does not cross to the main thread. The task stops there.
+   */
+  failure?: string;
   times: FoldTimes;
 }
 
@@ -389,12 +394,17 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
       if (!cov) continue;
       // Decoded on first use only: a block no zone selects a pixel of is never decompressed.
       if (block === null) {
-        block = await decodeBlock(task.format, encoded, keep, span, times);
-        decoded.push(...block.fresh);
-        const extras = task.extras ?? [];
-        rasters = [block, ...(await Promise.all(extras.map((e) => decodeBlock(e.format, e.blocks[k] as EncodedBlock, false, span, times))))];
-        times.planes += encoded.planes.filter((p) => p !== null).length + extras.length;
-        if (cs) classAt = await classLookup(cs, task.area.grid, need ?? block.window, classOf);
+        try {
+          block = await decodeBlock(task.format, encoded, keep, span, times);
+          decoded.push(...block.fresh);
+          const extras = task.extras ?? [];
+          rasters = [block, ...(await Promise.all(extras.map((e) => decodeBlock(e.format, e.blocks[k] as EncodedBlock, false, span, times))))];
+          times.planes += encoded.planes.filter((p) => p !== null).length + extras.length;
+          if (cs) classAt = await classLookup(cs, task.area.grid, need ?? block.window, classOf);
+        } catch (e) {
+          times.total = now() - start;
+          return { partials: [], decoded: [], times, failure: e instanceof Error ? e.message : String(e) };
+        }
       }
       const t1 = now();
       partials.push({

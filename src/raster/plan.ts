@@ -6,13 +6,11 @@
  */
 import { ZonalError } from '../errors.ts';
 import type { MultiPolygonCoords } from '../geometry/types.ts';
+import type { AoiInCrs } from '../geometry/place.ts';
 import type { PixelGeometry, PixelRule } from '../coverage/coverage.ts';
 import { anyCentreInside } from '../coverage/center.ts';
 import { intersectWindows, toPixel, toWorld, windowSize, type Grid, type PixelWindow } from '../geometry/grid.ts';
 import { chooseLevel, tilesTouched, toPixelGeometry, windowOf, type TileLayout } from './window.ts';
-
-/** The AOI in the raster's CRS: a point, or polygons (already wrapped onto a lon/lat grid's extent). */
-export type AoiInCrs = { point: [number, number] } | { polygons: MultiPolygonCoords };
 
 /** What an AOI selects on a level. */
 export type Selection = { kind: 'polygon'; geometry: PixelGeometry; rule: PixelRule } | { kind: 'point'; col: number; row: number };

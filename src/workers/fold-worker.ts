@@ -52,11 +52,11 @@ export async function vectorGroup(task: VectorGroupTask): Promise<VectorGroupRes
 export async function vectorGroupZones(task: VectorGroupZonesTask): Promise<VectorGroupResult[]> {
   const batch = await decodeGroup(task.group);
   const columns = task.group.columns;
-  // One index of the group's row boxes for all its zones, instead of every row's box per zone.
-  const index = indexRows(batch);
+  // One index of the group's row boxes for all its zones, instead of every row's box per zone (one zone: its boxes alone).
+  const index = task.zones.length > 1 ? indexRows(batch) : null;
   const out: VectorGroupResult[] = [];
   for (const zone of task.zones) {
-    const chunk = selectRows(batch, columns, zone.boxes, task.fileCrs, index.candidates(zone.boxes));
+    const chunk = selectRows(batch, columns, zone.boxes, task.fileCrs, index?.candidates(zone.boxes));
     if (chunk === null) {
       out.push({ weighted: null, result: null });
       continue;

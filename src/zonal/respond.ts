@@ -3,7 +3,7 @@
  * asked, the requested statistics, aoi_area and data_area always present, never NaN or Infinity.
  */
 import type { ResultContext, StatsAccumulator } from '../stats/accumulator.ts';
-import type { BandStats } from '../schemas/response.ts';
+import type { BandStats } from './model.ts';
 
 function clean(v: unknown): unknown {
   if (typeof v === 'number') return Number.isFinite(v) ? (Object.is(v, -0) ? 0 : v) : null;

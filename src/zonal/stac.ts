@@ -1,34 +1,22 @@
 /**
- * The STAC use cases (issue 4): resolve an asset of a STAC Item to a source URL, then answer exactly as
- * the raster or vector endpoint would for that URL.
+ * A STAC Item's asset as the question it stands for (issue 4): the Item read once, the asset resolved
+ * against the Item's URL, then answered exactly as the raster or vector question for that URL would be.
  */
 import { ZonalError } from '../errors.ts';
-import type { RasterStacRequest, VectorStacRequest } from '../schemas/stac.ts';
-import type { StatsResponse } from '../schemas/response.ts';
-import { checkItemUrl, fetchItem, isGeoTiffAsset, isParquetAsset, pickAsset, rasterBandsOf, resolveHref } from '../stac/item.ts';
-import { rasterZonalStats, rasterZonesStats, type RasterDeps } from './raster.ts';
-import type { GeometryRequest } from '../schemas/aoi.ts';
-import { checkParquetUrl, vectorZonalStats, vectorZonesStats, type VectorDeps } from './vector.ts';
+import { checkItemUrl, fetchItem, isGeoTiffAsset, isParquetAsset, pickAsset, rasterBandsOf, resolveHref, type BandOverride } from '../stac/item.ts';
+import { checkParquetUrl } from './vector.ts';
+import type { ByteSource } from '../source/source.ts';
+import type { RasterQuery, VectorQuery } from './model.ts';
 
-export async function rasterStacStats(req: RasterStacRequest, deps: RasterDeps): Promise<StatsResponse> {
-  const { request, deps: assetDeps } = await rasterAsset(req, deps);
-  return rasterZonalStats(request, assetDeps);
+interface ItemDeps {
+  openSource(url: string): Promise<ByteSource>;
+  signal?: AbortSignal;
 }
 
-/** Many zones over a raster asset of a STAC Item: the Item is read once, then as the raster endpoint. */
-export async function* rasterStacZonesStats(
-  req: Omit<RasterStacRequest, 'aoi'>,
-  geometries: readonly (() => GeometryRequest)[],
-  deps: RasterDeps,
-): AsyncGenerator<{ statistics: StatsResponse } | { error: unknown }> {
-  const { request, deps: assetDeps } = await rasterAsset(req, deps);
-  yield* rasterZonesStats(request, geometries, assetDeps);
-}
-
-/** The raster request and deps that answer for a STAC Item's asset. */
-async function rasterAsset<T extends Omit<RasterStacRequest, 'aoi'>>(req: T, deps: RasterDeps): Promise<{ request: Omit<T, 'asset'>; deps: RasterDeps }> {
-  const { item, base } = await fetchItem(checkItemUrl(req.url), deps.openSource, deps.signal);
-  const [name, asset] = pickAsset(item, req.asset);
+/** The raster question for a GeoTIFF asset of the Item at `q.url`, and the asset's raster:bands defaults. */
+export async function rasterAsset(q: RasterQuery & { asset?: string }, deps: ItemDeps): Promise<{ query: RasterQuery; bandDefaults: readonly BandOverride[] }> {
+  const { item, base } = await fetchItem(checkItemUrl(q.url), deps.openSource, deps.signal);
+  const [name, asset] = pickAsset(item, q.asset);
   if (!isGeoTiffAsset(asset)) {
     const tiffs = Object.entries(item.assets)
       .filter(([, a]) => a && typeof a === 'object' && typeof a.type === 'string' && isGeoTiffAsset(a))
@@ -39,32 +27,16 @@ async function rasterAsset<T extends Omit<RasterStacRequest, 'aoi'>>(req: T, dep
       { geotiff_assets: tiffs },
     );
   }
-  const { asset: _asset, ...rest } = req;
-  return { request: { ...rest, url: resolveHref(base, asset.href as string) }, deps: { ...deps, bandDefaults: rasterBandsOf(asset) } };
+  const { asset: _asset, ...rest } = q;
+  return { query: { ...rest, url: resolveHref(base, asset.href as string) }, bandDefaults: rasterBandsOf(asset) };
 }
 
-export async function vectorStacStats(req: VectorStacRequest, deps: VectorDeps): Promise<StatsResponse> {
-  const { request, deps: assetDeps } = await vectorAsset(req, deps);
-  return vectorZonalStats(request, assetDeps);
-}
-
-/** Many zones over a Parquet asset of a STAC Item: the Item is read once, then as the vector endpoint. */
-export async function* vectorStacZonesStats(
-  req: Omit<VectorStacRequest, 'aoi'>,
-  geometries: readonly (() => GeometryRequest)[],
-  deps: VectorDeps,
-): AsyncGenerator<{ statistics: StatsResponse } | { error: unknown }> {
-  const { request, deps: assetDeps } = await vectorAsset(req, deps);
-  yield* vectorZonesStats(request, geometries, assetDeps);
-}
-
-async function vectorAsset<T extends Omit<VectorStacRequest, 'aoi'>>(req: T, deps: VectorDeps): Promise<{ request: Omit<T, 'asset'>; deps: VectorDeps }> {
-  const { item, base } = await fetchItem(checkItemUrl(req.url), deps.openSource, deps.signal);
-  const [, asset] = pickAsset(item, req.asset);
+/** The vector question for a Parquet asset of the Item at `q.url`: a Parquet path or media type (contract §5), else 415. */
+export async function vectorAsset(q: VectorQuery & { asset?: string }, deps: ItemDeps): Promise<VectorQuery> {
+  const { item, base } = await fetchItem(checkItemUrl(q.url), deps.openSource, deps.signal);
+  const [, asset] = pickAsset(item, q.asset);
   const url = resolveHref(base, asset.href as string);
-  // CONTRACT §5: a Parquet path or a Parquet media type; otherwise 415.
-  const knownParquet = isParquetAsset(asset);
-  if (!knownParquet) checkParquetUrl(url);
-  const { asset: _asset, ...rest } = req;
-  return { request: { ...rest, url }, deps: { ...deps, knownParquet: true } };
+  if (!isParquetAsset(asset)) checkParquetUrl(url);
+  const { asset: _asset, ...rest } = q;
+  return { ...rest, url };
 }

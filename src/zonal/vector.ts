@@ -1,19 +1,14 @@
 /**
- * The vector use case, top to bottom (CONTRACT §5 vector rules):
- * format check → validate → open source → open GeoParquet (footer) → prune row groups → per row group:
- * fetch its column chunks here, then in the worker pool decode them, keep the rows whose WKB box meets
- * the AOI (vector/select.ts) and tally them (vector/tally.ts) → merge the partials → data_area from the
- * counted pieces (vector/data-area.ts) → respond (respond.ts, as the raster side does).
+ * The vector plug-in of the zones × units engine (contract §5 vector rules): a zone needs the row groups
+ * whose bbox statistics can meet it; each row group is fetched here and, in a worker, decoded once for
+ * every zone that needs it, each zone keeping the rows whose WKB box meets it (vector/select.ts) and
+ * tallying them (vector/tally.ts); a zone's partials merge in row-group order, with data_area from the
+ * counted pieces (vector/data-area.ts). One zone or many, the same path.
  */
 import { ZonalError } from '../errors.ts';
 import type { Config } from '../config.ts';
 import type { ByteSource } from '../source/source.ts';
-import type { VectorRequest } from '../schemas/vector.ts';
-import type { GeometryRequest } from '../schemas/aoi.ts';
-import type { StatsResponse } from '../schemas/response.ts';
-import { DEFAULT_STATS } from '../schemas/common.ts';
-import { parseAoi } from '../geometry/aoi.ts';
-import { geometryOf } from './zones.ts';
+import { DEFAULT_STATS } from '../stats/catalogue.ts';
 import { makeTransformer, transformBBox } from '../geometry/reproject.ts';
 import { bboxesOfPolygons } from '../geometry/bbox.ts';
 import type { FoldRunner } from '../workers/pool.ts';
@@ -25,11 +20,13 @@ import { resolveColumns } from '../vector/columns.ts';
 import { pruneRowGroups } from '../vector/prune.ts';
 import { crsFromProjJson } from '../vector/crs.ts';
 import { wkbFromPolygons } from '../geometry/wkb.ts';
-import type { ChunkAoi, VectorChunkResult, VectorGroupResult, VectorGroupZonesTask } from '../vector/tally.ts';
+import type { ChunkAoi, VectorChunkResult, VectorGroupResult } from '../vector/tally.ts';
 import { dataAreaM2, samePresence, type DataAreaRunner, type PieceSet, type UnionJob } from '../vector/data-area.ts';
-import { bandStats } from './respond.ts';
-import { inInputOrder } from './schedule.ts';
 import { tally } from '../observe.ts';
+import { bandStats } from './respond.ts';
+import { answerZones, type Needs, type Work } from './engine.ts';
+import { parseZones, planEach } from './zones.ts';
+import type { StatsResponse, VectorQuery, Zone } from './model.ts';
 
 export interface VectorDeps {
   config: Config;
@@ -43,17 +40,13 @@ export interface VectorDeps {
 
 const WGS84 = '+proj=longlat +datum=WGS84 +no_defs';
 const PARQUET_PATH = /\.(geo)?parquet$/i;
-/** Chunks in the pool at once: enough to keep every worker busy while the next row group is read. */
-const IN_FLIGHT = 4;
-/** Zones planned between two turns of the event loop. */
-const PLAN_SLICE = 64;
 
-/** Whether a URL's path (query aside, any case) ends in .parquet or .geoparquet (CONTRACT §5). */
+/** Whether a URL's path (query aside, any case) ends in .parquet or .geoparquet (contract §5). */
 export function hasParquetPath(url: URL): boolean {
   return PARQUET_PATH.test(url.pathname);
 }
 
-/** CONTRACT §5: the URL path must end in .parquet or .geoparquet; 415 otherwise. */
+/** The URL path must end in .parquet or .geoparquet (contract §5); 415 otherwise. */
 export function checkParquetUrl(url: string): void {
   let parsed: URL;
   try {
@@ -77,30 +70,22 @@ interface VectorContext {
   deps: VectorDeps;
 }
 
-/** A zone ready to read: its AOI, its boxes in the file's CRS and the row groups they can meet. */
-interface VectorZone {
+/** A zone ready to read: its AOI, its boxes in the file's CRS and the row groups (units) they can meet. */
+interface VectorZone extends Needs<number> {
   aoi: Aoi;
   boxes: BBox[];
-  groups: number[];
   chunkAoi: ChunkAoi;
 }
 
-type Answer = { statistics: StatsResponse } | { error: unknown };
+type PlannedZone = VectorZone | { error: unknown };
 
-/** The request's own checks and the file's footer, once for every zone. */
-async function openVectorContext(req: Omit<VectorRequest, 'aoi'>, deps: VectorDeps, before?: () => void): Promise<VectorContext> {
-  if (!deps.knownParquet) checkParquetUrl(req.url);
-  const names: StatName[] = parseStatNames(req.stats ?? DEFAULT_STATS, 'vector');
-  before?.();
+/** The file's footer, once for every zone. */
+async function openVectorContext(req: VectorQuery, names: StatName[], deps: VectorDeps): Promise<VectorContext> {
   const source = await deps.openSource(req.url);
   const reader = await openGeoParquet(source, req.geometry_column, deps.signal);
   const { info } = reader;
   const columns = resolveColumns(req.columns, info.columns);
   return { reader, columns, names, byArea: (req.weighting_method ?? 'area') === 'area', crs: crsFromProjJson(info.geo.crs), deps };
-}
-
-function parseZone(geometry: GeometryRequest, config: Config): Aoi {
-  return parseAoi(geometry, { maxVertices: config.maxVertices });
 }
 
 /** A zone's boxes and row groups; a problem of the zone (too many features) throws its ZonalError. */
@@ -121,145 +106,91 @@ function planVectorZone(ctx: VectorContext, aoi: Aoi): VectorZone {
   }
   tally.features += considered;
   const chunkAoi: ChunkAoi = aoi.kind === 'point' ? { kind: 'point', lon: aoi.lon, lat: aoi.lat } : { kind: 'area', wkb: wkbFromPolygons(aoi.polygons) };
-  return { aoi, boxes, groups, chunkAoi };
-}
-
-/** Statistics of numeric columns of the GeoParquet file at `req.url` inside `req.aoi`. */
-export async function vectorZonalStats(req: VectorRequest, deps: VectorDeps): Promise<StatsResponse> {
-  let aoi: Aoi | undefined;
-  // The AOI is checked before the source is opened (a bad AOI costs no upstream read).
-  const ctx = await openVectorContext(req, deps, () => {
-    aoi = parseZone(geometryOf(req.aoi, req.radius), deps.config);
-  });
-  return answerZone(ctx, planVectorZone(ctx, aoi as Aoi));
-}
-
-/** One zone, row group after row group (the first group that keeps a row decides the weighting). */
-async function answerZone(ctx: VectorContext, zone: VectorZone): Promise<StatsResponse> {
-  const { signal } = ctx.deps;
-  const fileCrs = ctx.crs.isGeographic ? null : ctx.crs.proj4;
-  // The main thread only fetches column chunks; a worker decodes, selects and tallies each row group.
-  // Polygon datasets are weighted in intersect mode, others not (CONTRACT §5): the first row kept
-  // decides for every group, so groups go one at a time until one has kept a row.
-  let weighted: boolean | null = null;
-  const pending: Promise<VectorGroupResult>[] = [];
-  const partials: VectorChunkResult[] = [];
-  const settle = (r: VectorGroupResult): void => {
-    if (r.result === null) return;
-    weighted ??= r.weighted;
-    partials.push(r.result);
-  };
-  for (const g of zone.groups) {
-    if (signal?.aborted) throw signal.reason;
-    const group = await ctx.reader.fetchGroup(g, ctx.columns);
-    const task = { group, aoi: zone.chunkAoi, boxes: zone.boxes, fileCrs, weighted, byArea: ctx.byArea, names: ctx.names };
-    pending.push(ctx.deps.runner.vectorGroup(task, signal));
-    if (weighted === null || pending.length >= IN_FLIGHT) settle(await (pending.shift() as Promise<VectorGroupResult>));
-  }
-  for (const r of await Promise.all(pending)) settle(r);
-  return respond(ctx, zone.aoi, partials, weighted ?? false);
+  return { aoi, boxes, units: groups, chunkAoi };
 }
 
 /**
- * The answers of many zones over one GeoParquet file, in input order: each row group is read and decoded
- * once for every zone that can meet it (a row index per group finds each zone's rows). A zone whose
- * groups disagree on the weighting (a file mixing polygons with points or lines, where the first row kept
- * decides) is answered again alone, as its own request would be.
+ * The answers of the zones over one GeoParquet file, in input order, each as soon as it and every zone
+ * before it are complete; a zone's problem is its answer, the request's problems throw.
  */
-export async function* vectorZonesStats(
-  req: Omit<VectorRequest, 'aoi'>,
-  geometries: readonly (() => GeometryRequest)[],
+export async function* vectorZones(
+  req: VectorQuery,
+  zones: readonly Zone[],
   deps: VectorDeps,
-): AsyncGenerator<Answer> {
-  const ctx = await openVectorContext(req, deps);
-  const { signal } = deps;
-  const zones: (VectorZone | { error: unknown })[] = [];
-  for (let i = 0; i < geometries.length; i++) {
-    try {
-      zones.push(planVectorZone(ctx, parseZone((geometries[i] as () => GeometryRequest)(), deps.config)));
-    } catch (e) {
-      zones.push({ error: e });
-    }
-    // Planning is main-thread work: let other requests in between slices.
-    if (i % PLAN_SLICE === PLAN_SLICE - 1) await new Promise<void>((resolve) => setImmediate(resolve));
-    if (signal?.aborted) throw signal.reason;
+): AsyncGenerator<{ statistics: StatsResponse } | { error: unknown }> {
+  if (!deps.knownParquet) checkParquetUrl(req.url);
+  const names = parseStatNames(req.stats ?? DEFAULT_STATS, 'vector');
+  // AOIs before any byte: a bad geometry costs no upstream read.
+  const aois = parseZones(zones, deps.config.maxVertices);
+  if (zones.length === 1 && 'error' in (aois[0] as object)) {
+    yield aois[0] as { error: unknown };
+    return;
   }
-  // Which zones need each row group; groups in the order of the first zone that needs them.
-  const byGroup = new Map<number, number[]>();
-  const remaining = new Int32Array(zones.length);
-  zones.forEach((z, pos) => {
-    if ('error' in z) return;
-    for (const g of z.groups) {
-      let list = byGroup.get(g);
-      if (!list) byGroup.set(g, (list = []));
-      list.push(pos);
-    }
-    remaining[pos] = z.groups.length;
-  });
-  const order = [...byGroup.entries()].sort((a, b) => (a[1][0] as number) - (b[1][0] as number) || a[0] - b[0]);
-  const results: { group: number; result: VectorGroupResult }[][] = zones.map(() => []);
-  const done: (Promise<Answer> | undefined)[] = new Array(zones.length);
-  const finish = (pos: number): void => {
-    const z = zones[pos] as VectorZone | { error: unknown };
-    if ('error' in z) {
-      done[pos] = Promise.resolve(z);
-      return;
-    }
-    // As answerZone merges them: in row-group order, weighted as the first group that kept a row says.
-    const own = (results[pos] as { group: number; result: VectorGroupResult }[]).sort((a, b) => a.group - b.group).filter((r) => r.result.result !== null);
-    results[pos] = [];
-    const decided = own.map((r) => r.result.weighted);
-    const weighted = decided[0] ?? false;
-    const answer = decided.every((w) => w === weighted)
-      ? respond(
-          ctx,
-          z.aoi,
-          own.map((r) => r.result.result as VectorChunkResult),
-          weighted,
-        )
-      : answerZone(ctx, z);
-    done[pos] = answer.then(
-      (statistics) => ({ statistics }),
-      (error: unknown) => ({ error }),
-    );
-    done[pos].catch(() => undefined);
-  };
-  zones.forEach((z, pos) => {
-    if ('error' in z || remaining[pos] === 0) finish(pos);
-  });
-
-  const fileCrs = ctx.crs.isGeographic ? null : ctx.crs.proj4;
-  const units = order.map(([g, positions]) => async (): Promise<void> => {
-    const group = await ctx.reader.fetchGroup(g, ctx.columns);
-    const task: VectorGroupZonesTask = {
-      group,
-      zones: positions.map((pos) => ({ aoi: (zones[pos] as VectorZone).chunkAoi, boxes: (zones[pos] as VectorZone).boxes })),
-      fileCrs,
-      byArea: ctx.byArea,
-      names: ctx.names,
-    };
-    const out = await deps.runner.vectorGroupZones(task, signal);
-    positions.forEach((pos, k) => {
-      (results[pos] as { group: number; result: VectorGroupResult }[]).push({ group: g, result: out[k] as VectorGroupResult });
-      if (--remaining[pos] === 0) finish(pos);
-    });
-  });
-  // A problem of the request (the source, a corrupt row group) ends the request as a single zone's would.
-  for await (const answer of inInputOrder(
-    zones.length,
-    units,
-    IN_FLIGHT,
-    {
-      isDone: (pos) => done[pos] !== undefined,
-      take: (pos) => {
-        const answer = done[pos] as Promise<Answer>;
-        done[pos] = undefined;
-        return answer;
-      },
+  const ctx = await openVectorContext(req, names, deps);
+  const planned = await planEach(
+    aois,
+    (aoi) => {
+      if ('error' in aoi) throw aoi.error;
+      return planVectorZone(ctx, aoi);
     },
-    signal,
-  ))
-    yield await answer;
+    deps.signal,
+  );
+  yield* answerZones(planned, vectorWork(ctx, planned));
+}
+
+/**
+ * The engine's vector work: units are row groups, each fetched here and decoded once in a worker for
+ * every zone that needs it. A zone whose groups disagree on the weighting (a file mixing polygons with
+ * points or lines, where the first row kept decides) is answered again alone, group after group.
+ */
+function vectorWork(ctx: VectorContext, zones: readonly PlannedZone[]): Work<number, VectorGroupResult, { statistics: StatsResponse }> {
+  const { deps } = ctx;
+  const fileCrs = ctx.crs.isGeographic ? null : ctx.crs.proj4;
+  return {
+    id: (g) => g,
+    compare: (a, b) => a - b,
+    run: async ([unit]) => {
+      const { key: g, zones: members } = unit as { key: number; zones: number[] };
+      const group = await ctx.reader.fetchGroup(g, ctx.columns);
+      const own = members.map((z) => zones[z] as VectorZone);
+      const task = { group, zones: own.map((z) => ({ aoi: z.chunkAoi, boxes: z.boxes })), fileCrs, byArea: ctx.byArea, names: ctx.names };
+      const out = await deps.runner.vectorGroupZones(task, deps.signal);
+      return members.map((zone, k) => ({ zone, key: g, result: out[k] as VectorGroupResult }));
+    },
+    answer: async (z, results) => {
+      const zone = zones[z] as VectorZone;
+      const kept = results.filter((r) => r.result !== null);
+      const weighted = kept[0]?.weighted ?? false;
+      const statistics = kept.every((r) => r.weighted === weighted)
+        ? await respond(
+            ctx,
+            zone.aoi,
+            kept.map((r) => r.result as VectorChunkResult),
+            weighted,
+          )
+        : await answerAlone(ctx, zone);
+      return { statistics };
+    },
+    ...(deps.signal ? { signal: deps.signal } : {}),
+  };
+}
+
+/** One zone, row group after row group: the first group that keeps a row decides the weighting of all. */
+async function answerAlone(ctx: VectorContext, zone: VectorZone): Promise<StatsResponse> {
+  const { signal } = ctx.deps;
+  const fileCrs = ctx.crs.isGeographic ? null : ctx.crs.proj4;
+  let weighted: boolean | null = null;
+  const partials: VectorChunkResult[] = [];
+  for (const g of zone.units) {
+    if (signal?.aborted) throw signal.reason;
+    const group = await ctx.reader.fetchGroup(g, ctx.columns);
+    const task = { group, aoi: zone.chunkAoi, boxes: zone.boxes, fileCrs, weighted, byArea: ctx.byArea, names: ctx.names };
+    const r = await ctx.deps.runner.vectorGroup(task, signal);
+    if (r.result === null) continue;
+    weighted ??= r.weighted;
+    partials.push(r.result);
+  }
+  return respond(ctx, zone.aoi, partials, weighted ?? false);
 }
 
 /** The partials of a zone merged into its answer, with data_area from the counted pieces. */

@@ -1,35 +1,12 @@
 /**
- * Many zones in one request (CONTRACT §8): the zones of a FeatureCollection, each zone's geometry checked
- * as a single AOI would be, and the engines' answers (zonal/raster.ts, zonal/vector.ts: one pass over the
- * blocks or row groups for all zones) as outcomes in input order. A problem of one
- * zone (its geometry, a limit, a statistic) is that zone's answer; a problem of the request (the source,
- * an unknown statistic or band, too many zones) stops the request.
+ * Zones in, outcomes out: each zone's AOI parsed before any byte is read, and a use case's answers turned
+ * into outcomes. A problem of one zone (its geometry, a limit, a statistic) is that zone's answer; a
+ * problem of the request (the source, an unknown statistic or band, too many zones) ends the request.
  */
-import { Value } from '@sinclair/typebox/value';
 import { ZonalError } from '../errors.ts';
-import { GEOMETRY_SCHEMAS, type AoiRequest, type FeatureCollectionAoi, type GeometryRequest } from '../schemas/aoi.ts';
-import type { StatsResponse } from '../schemas/response.ts';
-
-export interface Zone {
-  index: number;
-  id: string | number | null;
-  properties: Record<string, unknown> | null;
-  geometry: unknown;
-}
-
-export interface ZoneError {
-  status: number;
-  code: string;
-  detail: string;
-}
-
-export interface ZoneOutcome {
-  zone: Zone;
-  /** zones × time: the STAC Item of this row (its id and datetime); absent otherwise, null for a zone's row without an Item. */
-  item?: { id: string; datetime: string } | null;
-  statistics?: StatsResponse;
-  error?: ZoneError;
-}
+import { parseAoi } from '../geometry/aoi.ts';
+import type { Aoi } from '../geometry/types.ts';
+import type { StatsResponse, Zone, ZoneError, ZoneOutcome } from './model.ts';
 
 /** Codes that belong to one zone; any other error is the request's. */
 const ZONE_CODES = new Set([
@@ -44,67 +21,47 @@ const ZONE_CODES = new Set([
   'no_date',
 ]);
 
-function withRadius(g: GeometryRequest, radius: number | undefined): GeometryRequest {
-  return g.type === 'Point' && g.radius === undefined && radius !== undefined ? { ...g, radius } : g;
-}
+/** Zones planned between two turns of the event loop. */
+const PLAN_SLICE = 64;
 
-/** The AOI geometry of a request whose `aoi` is a geometry or a Feature (CONTRACT §8: a Feature is its geometry). */
-export function geometryOf(aoi: AoiRequest, radius?: number): GeometryRequest {
-  if (aoi.type === 'FeatureCollection') throw new Error('geometryOf: a FeatureCollection has many zones');
-  return withRadius(aoi.type === 'Feature' ? aoi.geometry : aoi, radius);
-}
-
-/** The zones of a FeatureCollection; 413 past the zone limit. */
-export function zonesOf(fc: FeatureCollectionAoi, maxZones: number): Zone[] {
-  if (fc.features.length > maxZones) {
-    throw new ZonalError(
-      'too_many_zones',
-      `The FeatureCollection has ${fc.features.length.toLocaleString('en')} features, above the limit of ${maxZones.toLocaleString('en')} zones per request: split it into several requests.`,
-      { limit_zones: maxZones, zones: fc.features.length },
-    );
-  }
-  return fc.features.map((f, index) => ({
-    index,
-    id: f.id ?? null,
-    properties: (f.properties as Record<string, unknown> | null | undefined) ?? null,
-    geometry: f.geometry,
-  }));
-}
-
-/** One zone's geometry checked as the schema checks a single AOI (ZonalError validation_failed otherwise). */
-export function zoneGeometry(zone: Zone, radius: number | undefined): GeometryRequest {
-  const g = zone.geometry as { type?: unknown } | null;
-  const schema = g && typeof g === 'object' && typeof g.type === 'string' ? GEOMETRY_SCHEMAS[g.type as keyof typeof GEOMETRY_SCHEMAS] : undefined;
-  if (!schema) {
-    throw new ZonalError(
-      'validation_failed',
-      `Zone ${zone.index} has no Point, Polygon or MultiPolygon geometry (GeoJSON, WGS84 longitude/latitude in degrees).`,
-    );
-  }
-  const first = Value.Errors(schema, g).First();
-  if (first) throw new ZonalError('validation_failed', `Zone ${zone.index}'s ${String(g?.type)} ${whatToFix(first.path, first.message)}`);
-  return withRadius(g as GeometryRequest, radius);
-}
-
-/** The user's words for what is wrong at a JSON path of a geometry. */
-function whatToFix(path: string, message: string): string {
-  if (path.startsWith('/radius')) return 'has a radius that is not a number of metres from 0 to 20,000,000.';
-  if (path.startsWith('/coordinates') && /array length to be greater/i.test(message)) {
-    return 'has too few positions: every ring needs at least 4 [longitude, latitude] positions, the first repeated last.';
-  }
-  if (path.startsWith('/coordinates')) {
-    return 'has a position that is not [longitude, latitude] in WGS84 degrees (longitude −180..180, or up to ±360 for a ring crossing the antimeridian; latitude −90..90).';
-  }
-  return `has a member that GeoJSON does not allow (${path || 'the geometry'}).`;
-}
-
+/** A zone's problem as its answer carries it, or null when the error is the request's. */
 export function zoneError(e: unknown): ZoneError | null {
   if (e instanceof ZonalError && ZONE_CODES.has(e.code)) return { status: e.status, code: e.code, detail: e.detail };
   return null;
 }
 
-/** The outcome of each zone, in order, from an engine that answers many zones at once (zonal/raster.ts). */
-export async function* zoneOutcomes(
+/** The zones' AOIs (a problem is that zone's answer). */
+export function parseZones(zones: readonly Zone[], maxVertices: number): (Aoi | { error: unknown })[] {
+  return zones.map((zone) => {
+    if (zone.aoi instanceof ZonalError) return { error: zone.aoi };
+    try {
+      return parseAoi(zone.aoi, { maxVertices });
+    } catch (error) {
+      return { error };
+    }
+  });
+}
+
+/**
+ * Each input planned in turn (a throw is that input's `{ error }`). Planning is main-thread work
+ * (projection, tile walks): other requests get in between slices, and an abort stops it.
+ */
+export async function planEach<T, P>(inputs: readonly T[], plan: (input: T, i: number) => P, signal?: AbortSignal): Promise<(P | { error: unknown })[]> {
+  const out: (P | { error: unknown })[] = [];
+  for (let i = 0; i < inputs.length; i++) {
+    try {
+      out.push(plan(inputs[i] as T, i));
+    } catch (error) {
+      out.push({ error });
+    }
+    if (i % PLAN_SLICE === PLAN_SLICE - 1) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (signal?.aborted) throw signal.reason;
+  }
+  return out;
+}
+
+/** The outcome of each zone, in order, from a use case's answers (one per zone, in input order). */
+export async function* outcomesOf(
   zones: readonly Zone[],
   answers: AsyncIterable<{ statistics: StatsResponse } | { error: unknown }>,
 ): AsyncGenerator<ZoneOutcome> {
@@ -117,11 +74,6 @@ export async function* zoneOutcomes(
     }
     const error = zoneError(answer.error);
     if (error === null) throw answer.error;
-    yield { zone, error };
+    yield { zone, error, cause: answer.error };
   }
-}
-
-/** Each zone's geometry, checked when the engine plans it (a problem is that zone's answer). */
-export function zoneGeometries(zones: readonly Zone[], radius: number | undefined): (() => GeometryRequest)[] {
-  return zones.map((zone) => () => zoneGeometry(zone, radius));
 }

@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { MemorySource } from '../../src/source/memory.ts';
 import { createFoldRunner } from '../../src/workers/pool.ts';
-import { rasterZonesStats, type PlanCache, type RasterDeps } from '../../src/zonal/raster.ts';
+import { rasterZones, type PlanCache, type RasterDeps } from '../../src/zonal/raster.ts';
+import { checkZones } from '../../src/schemas/zones.ts';
 import { testConfig, FIXTURES } from '../helpers/build-app.ts';
 import type { GeometryRequest } from '../../src/schemas/aoi.ts';
 import { tally } from '../../src/observe.ts';
@@ -49,13 +50,11 @@ const zones: GeometryRequest[] = [
 
 async function answers(url: string, deps: RasterDeps, keys?: string[]): Promise<unknown[]> {
   const out: unknown[] = [];
-  for await (const a of rasterZonesStats(
-    { url, stats: ['count', 'mean', 'min', 'max'], pixels: 'fractional' },
-    zones.map((z) => () => z),
-    deps,
+  const given = checkZones(
+    zones.map((geometry, index) => ({ index, id: null, properties: null, geometry })),
     undefined,
-    keys,
-  )) {
+  );
+  for await (const a of rasterZones({ url, stats: ['count', 'mean', 'min', 'max'], pixels: 'fractional' }, given, deps, keys ? { keys } : {})) {
     out.push('error' in a ? (a.error as Error).message : a.statistics);
   }
   return out;

@@ -1,20 +1,10 @@
-/** POST /api/v1/zonal-stats/raster: schema + one call to the use case. */
+/** The raster routes (a COG, a STAC Item's asset, zones × time): schema + one call to answerZonal. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { RasterRequestSchema } from '../../schemas/raster.ts';
 import { ProblemResponses, StatsResponseSchema } from '../../schemas/response.ts';
-import { rasterZonalStats, rasterZonesStats } from '../../zonal/raster.ts';
-import { rasterStacStats, rasterStacZonesStats } from '../../zonal/stac.ts';
 import { RasterStacRequestSchema, RasterStacSearchRequestSchema } from '../../schemas/stac.ts';
-import { stacSearchOutcomes } from '../../zonal/stac-search.ts';
 import type { AppDeps } from '../deps.ts';
-import { useCaseDeps } from '../context.ts';
-import { zoneGeometries, zoneOutcomes, zonesOf } from '../../zonal/zones.ts';
-import { replyZones } from '../zones.ts';
-
-/** `x-zonal-level`: the level read (0 full resolution, n the n-th overview), its size and pixel size (CRS units). */
-function levelHeader(l: { index: number; width: number; height: number; pixelSize: number }): string {
-  return `${l.index}; size=${l.width}x${l.height}; pixel=${Number(l.pixelSize.toPrecision(6))}`;
-}
+import { answerZonal, questionOf } from '../answer.ts';
 
 export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
   app.post(
@@ -29,20 +19,7 @@ export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
         response: { 200: StatsResponseSchema, ...ProblemResponses },
       },
     },
-    async (request, reply) => {
-      const body = request.body;
-      if (body.aoi.type !== 'FeatureCollection')
-        return rasterZonalStats(body, {
-          ...useCaseDeps(deps, request),
-          onLevel: (l) => reply.header('x-zonal-level', levelHeader(l)),
-          onNote: (n) => reply.header('x-zonal-note', n),
-        });
-      // One source and one pass over the blocks for all zones (zonal/raster.ts).
-      const zones = zonesOf(body.aoi, deps.config.maxZones);
-      const { aoi: _aoi, ...rest } = body;
-      const outcomes = zoneOutcomes(zones, rasterZonesStats(rest, zoneGeometries(zones, body.radius), useCaseDeps(deps, request)));
-      return replyZones(request, reply, outcomes, { includeGeometry: body.include_geometry === true, keyName: 'band' });
-    },
+    async (request, reply) => answerZonal(deps, request, reply, request.body, questionOf('raster', request.body), { keyName: 'band' }),
   );
 
   app.post(
@@ -57,20 +34,7 @@ export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
         response: { 200: StatsResponseSchema, ...ProblemResponses },
       },
     },
-    async (request, reply) => {
-      const body = request.body;
-      if (body.aoi.type !== 'FeatureCollection')
-        return rasterStacStats(body, {
-          ...useCaseDeps(deps, request),
-          onLevel: (l) => reply.header('x-zonal-level', levelHeader(l)),
-          onNote: (n) => reply.header('x-zonal-note', n),
-        });
-      // The Item is read once, then one pass over the asset's blocks for all zones.
-      const zones = zonesOf(body.aoi, deps.config.maxZones);
-      const { aoi: _aoi, ...rest } = body;
-      const outcomes = zoneOutcomes(zones, rasterStacZonesStats(rest, zoneGeometries(zones, body.radius), useCaseDeps(deps, request)));
-      return replyZones(request, reply, outcomes, { includeGeometry: body.include_geometry === true, keyName: 'band' });
-    },
+    async (request, reply) => answerZonal(deps, request, reply, request.body, questionOf('raster-stac', request.body), { keyName: 'band' }),
   );
 
   app.post(
@@ -85,21 +49,7 @@ export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
         response: { ...ProblemResponses },
       },
     },
-    async (request, reply) => {
-      const body = request.body;
-      const zones =
-        body.aoi.type === 'FeatureCollection'
-          ? zonesOf(body.aoi, deps.config.maxZones)
-          : [
-              {
-                index: 0,
-                id: body.aoi.type === 'Feature' ? (body.aoi.id ?? null) : null,
-                properties: body.aoi.type === 'Feature' ? ((body.aoi.properties as Record<string, unknown> | null | undefined) ?? null) : null,
-                geometry: body.aoi.type === 'Feature' ? body.aoi.geometry : body.aoi,
-              },
-            ];
-      const outcomes = stacSearchOutcomes(body, zones, useCaseDeps(deps, request));
-      return replyZones(request, reply, outcomes, { includeGeometry: body.include_geometry === true, keyName: 'band' });
-    },
+    async (request, reply) =>
+      answerZonal(deps, request, reply, request.body, questionOf('raster-stac-search', request.body), { keyName: 'band', alwaysZones: true }),
   );
 };

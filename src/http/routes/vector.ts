@@ -1,14 +1,10 @@
-/** POST /api/v1/zonal-stats/vector: schema + one call to the use case. */
+/** The vector routes (a GeoParquet file, a STAC Item's asset): schema + one call to answerZonal. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { VectorRequestSchema } from '../../schemas/vector.ts';
 import { ProblemResponses, VectorResponseSchema } from '../../schemas/response.ts';
-import { vectorZonalStats, vectorZonesStats } from '../../zonal/vector.ts';
-import { vectorStacStats, vectorStacZonesStats } from '../../zonal/stac.ts';
 import { VectorStacRequestSchema } from '../../schemas/stac.ts';
 import type { AppDeps } from '../deps.ts';
-import { useCaseDeps } from '../context.ts';
-import { zoneGeometries, zoneOutcomes, zonesOf } from '../../zonal/zones.ts';
-import { replyZones } from '../zones.ts';
+import { answerZonal, questionOf } from '../answer.ts';
 
 export const vectorRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
   app.post(
@@ -23,15 +19,7 @@ export const vectorRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
         response: { 200: VectorResponseSchema, ...ProblemResponses },
       },
     },
-    async (request, reply) => {
-      const body = request.body;
-      if (body.aoi.type !== 'FeatureCollection') return vectorZonalStats(body, useCaseDeps(deps, request));
-      // One footer and one read of each row group for all zones (zonal/vector.ts).
-      const zones = zonesOf(body.aoi, deps.config.maxZones);
-      const { aoi: _aoi, ...rest } = body;
-      const outcomes = zoneOutcomes(zones, vectorZonesStats(rest, zoneGeometries(zones, body.radius), useCaseDeps(deps, request)));
-      return replyZones(request, reply, outcomes, { includeGeometry: body.include_geometry === true, keyName: 'column' });
-    },
+    async (request, reply) => answerZonal(deps, request, reply, request.body, questionOf('vector', request.body), { keyName: 'column' }),
   );
 
   app.post(
@@ -46,14 +34,6 @@ export const vectorRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
         response: { 200: VectorResponseSchema, ...ProblemResponses },
       },
     },
-    async (request, reply) => {
-      const body = request.body;
-      if (body.aoi.type !== 'FeatureCollection') return vectorStacStats(body, useCaseDeps(deps, request));
-      // The Item is read once, then one read of each row group for all zones.
-      const zones = zonesOf(body.aoi, deps.config.maxZones);
-      const { aoi: _aoi, ...rest } = body;
-      const outcomes = zoneOutcomes(zones, vectorStacZonesStats(rest, zoneGeometries(zones, body.radius), useCaseDeps(deps, request)));
-      return replyZones(request, reply, outcomes, { includeGeometry: body.include_geometry === true, keyName: 'column' });
-    },
+    async (request, reply) => answerZonal(deps, request, reply, request.body, questionOf('vector-stac', request.body), { keyName: 'column' }),
   );
 };

@@ -1,0 +1,40 @@
+/**
+ * NDJSON: one line per zone (or zone × Item row), written as each zone is answered, in input order. A
+ * failure of the request after the first lines ends the stream with a line `{"error": …}`.
+ */
+import type { StatsResponse, ZoneError, ZoneOutcome } from '../zonal/model.ts';
+import type { Format } from './format.ts';
+
+/** One NDJSON line: `{"index", "id", "properties", "statistics" | "error"}`. */
+export interface ZoneLine {
+  index: number;
+  id: string | number | null;
+  properties: Record<string, unknown> | null;
+  /** zones × time: the row's STAC Item (null: a zone's row without one). */
+  item_id?: string | null;
+  datetime?: string | null;
+  statistics?: StatsResponse;
+  error?: ZoneError;
+}
+
+/** The NDJSON line of a zone. */
+export function zoneLine(o: ZoneOutcome): ZoneLine {
+  const base: ZoneLine = { index: o.zone.index, id: o.zone.id, properties: o.zone.properties };
+  if (o.item !== undefined) {
+    base.item_id = o.item?.id ?? null;
+    base.datetime = o.item?.datetime ?? null;
+  }
+  return o.error ? { ...base, error: o.error } : { ...base, statistics: o.statistics as StatsResponse };
+}
+
+export const ndjson: Format = {
+  name: 'ndjson',
+  mediaType: 'application/x-ndjson; charset=utf-8',
+  accepts: ['application/x-ndjson', 'application/ndjson'],
+  extensions: ['ndjson', 'jsonl'],
+  streams: true,
+  async *write(outcomes) {
+    for await (const o of outcomes) yield `${JSON.stringify(zoneLine(o))}\n`;
+  },
+  failure: (error) => `${JSON.stringify({ error })}\n`,
+};

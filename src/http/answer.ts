@@ -1,0 +1,55 @@
+/**
+ * A zonal route's handler, the same for every kind: the checked body's zones (schemas/zones.ts), the one
+ * entry point of the use cases (zonal/answer.ts), then the answer's representation (zones.ts).
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AoiRequest } from '../schemas/aoi.ts';
+import { zonesOfAoi } from '../schemas/zones.ts';
+import { answer } from '../zonal/answer.ts';
+import type { Question } from '../zonal/model.ts';
+import type { AppDeps } from './deps.ts';
+import { useCaseDeps } from './context.ts';
+import { replyZones } from './zones.ts';
+
+/** What every zonal request body has beside its question. */
+interface ZonesPart {
+  aoi: AoiRequest;
+  radius?: number;
+  include_geometry?: boolean;
+}
+
+/** `x-zonal-level`: the level read (0 full resolution, n the n-th overview), its size and pixel size (CRS units). */
+function levelHeader(l: { index: number; width: number; height: number; pixelSize: number }): string {
+  return `${l.index}; size=${l.width}x${l.height}; pixel=${Number(l.pixelSize.toPrecision(6))}`;
+}
+
+/** The question of a body: everything but its zones. */
+export function questionOf<K extends Question['kind'], B extends ZonesPart>(kind: K, body: B): Omit<B, keyof ZonesPart> & { kind: K } {
+  const { aoi: _aoi, radius: _radius, include_geometry: _geometry, ...rest } = body;
+  return { kind, ...rest };
+}
+
+/**
+ * Answers a zonal request. A single AOI (`aoi` a geometry or a Feature) is answered as its statistics,
+ * with the level read and a note for the user in headers; `alwaysZones` answers even one AOI as zones
+ * (zones × time: a row per Item).
+ */
+export function answerZonal(
+  deps: AppDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: ZonesPart,
+  question: Question,
+  options: { keyName: 'band' | 'column'; alwaysZones?: boolean },
+) {
+  const single = body.aoi.type !== 'FeatureCollection' && options.alwaysZones !== true;
+  const zones = zonesOfAoi(body.aoi, body.radius, deps.config.maxZones);
+  const tell = single
+    ? {
+        onLevel: (l: Parameters<typeof levelHeader>[0]) => void reply.header('x-zonal-level', levelHeader(l)),
+        onNote: (n: string) => void reply.header('x-zonal-note', n),
+      }
+    : {};
+  const outcomes = answer(question, zones, { ...useCaseDeps(deps, request), ...tell });
+  return replyZones(request, reply, outcomes, { single, includeGeometry: body.include_geometry === true, keyName: options.keyName });
+}

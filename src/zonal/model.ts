@@ -1,0 +1,89 @@
+/**
+ * What the use cases are asked and what they answer, in the domain's own terms. The wire (schemas/: TypeBox
+ * for HTTP and the CLI) describes the same shapes; the HTTP layer and the CLI hand their checked bodies
+ * over as these types, so the use cases never see a schema.
+ */
+import type { AoiInput } from '../geometry/aoi.ts';
+import type { ZonalError } from '../errors.ts';
+import type { PixelRule } from '../coverage/coverage.ts';
+
+/** A GeoJSON Point (with an optional radius in metres), Polygon or MultiPolygon in WGS84 lon/lat. */
+export type Geometry = AoiInput;
+
+/** One zone as given: a FeatureCollection's feature (or a zones file's row), or the request's single AOI (index 0). */
+export interface ZoneInput {
+  index: number;
+  id: string | number | null;
+  properties: Record<string, unknown> | null;
+  /** The geometry as given (answered back when asked: `include_geometry`). */
+  geometry: unknown;
+}
+
+/** A zone ready for the use cases: its geometry checked as a single AOI is (the radius applied), or why it is none: that zone's answer. */
+export interface Zone extends ZoneInput {
+  aoi: Geometry | ZonalError;
+}
+
+/** One band's (or column's, or the expression's) statistics: aoi_area and data_area always, then the statistics asked. */
+export type BandStats = { aoi_area: number; data_area: number } & Record<string, unknown>;
+/** The statistics of one zone: one key per band (`band_<n>`), column or `expression`. */
+export type StatsResponse = Record<string, BandStats>;
+
+/** A zone's problem, as its answer carries it. */
+export interface ZoneError {
+  status: number;
+  code: string;
+  detail: string;
+}
+
+/** One answer: a zone's statistics or its problem (zones × time: one per zone and Item). */
+export interface ZoneOutcome {
+  zone: ZoneInput;
+  /** zones × time: the STAC Item of this row (its id and datetime); absent otherwise, null for a zone's row without an Item. */
+  item?: { id: string; datetime: string } | null;
+  statistics?: StatsResponse;
+  error?: ZoneError;
+  /** The error itself (its extras: limits, paths), for an answer of one zone that is the request's problem. */
+  cause?: unknown;
+}
+
+export type { PixelRule };
+
+/** A raster question without its source: what to answer of each zone. */
+export interface RasterOptions {
+  stats?: string[];
+  bands?: number[];
+  pixels?: PixelRule;
+  expression?: string;
+  mask?: { band?: number; asset?: string; include?: number[]; exclude?: number[] };
+  histogram?: { bins: number | number[]; range?: [number, number] };
+  categorical?: boolean;
+  approx_stats?: boolean;
+}
+
+export interface RasterQuery extends RasterOptions {
+  url: string;
+}
+
+export interface VectorQuery {
+  url: string;
+  columns: string[];
+  stats?: string[];
+  geometry_column?: string;
+  weighting_method?: 'area' | 'ratio';
+}
+
+/** zones × time: where the Items come from, which asset, and which Items each zone takes. */
+export interface StacSearchQuery extends RasterOptions {
+  stac: { url: string; collections?: string[]; datetime?: string; filter?: Record<string, unknown>; max_items?: number };
+  asset?: string;
+  time?: { rule: 'all' | 'asof' | 'nearest' | 'window'; date?: string; property?: string; days?: number };
+}
+
+/** Every question the service answers: a raster or a GeoParquet file, directly or as an asset of a STAC Item, or zones × time. */
+export type Question =
+  | ({ kind: 'raster' } & RasterQuery)
+  | ({ kind: 'raster-stac'; asset?: string } & RasterQuery)
+  | ({ kind: 'raster-stac-search' } & StacSearchQuery)
+  | ({ kind: 'vector' } & VectorQuery)
+  | ({ kind: 'vector-stac'; asset?: string } & VectorQuery);
