@@ -9,14 +9,13 @@
  * CIRCLE_VERTICES vertices; one containing a pole is closed along that pole, one containing both poles is
  * the world minus the region round the antipode. `areaM2` is ellipsoidalAreaM2 of the output, which is
  * exact for the lon/lat reading and unchanged by the split.
- * Every invalid input is a ZonalError('invalid_geometry') with one sentence naming the ring and position,
- * plus `errors: [{ path, message }]` pointing into the request's `aoi`.
+ * Every invalid input is a ZonalError('invalid_geometry') with one sentence naming the ring and position
+ * (validity.ts), plus `errors: [{ path, message }]` pointing into the request's `aoi`.
  */
 import { ZonalError } from '../errors.ts';
-import type { Aoi, BBox, MultiPolygonCoords, PolygonCoords, Position, Ring } from './types.ts';
+import type { Aoi, MultiPolygonCoords, PolygonCoords, Position, Ring } from './types.ts';
 import { CIRCLE_VERTICES, ellipsoidalAreaM2, geodesicCircle, geodesicDistanceM } from './geodesic.ts';
-import { bboxOfRing } from './bbox.ts';
-import { checkNoCrossings, collinear, dedupe, forOverlappingBoxes, interiorPoint, planarArea, pointInPolygon, pointInRing } from './planar.ts';
+import { checkPartsDisjoint, fail, namer, unsplittable, validPolygon } from './validity.ts';
 import { poleCap, splitLongEdges, toWorld, unwrap } from './antimeridian.ts';
 
 /** The request's AOI after the schema check (structurally; ranges are re-checked here). */
@@ -49,11 +48,11 @@ export function parseAoi(input: AoiInput, limits: AoiLimits): Aoi {
   if (input.type === 'Point') return parsePoint(input, limits);
   const multi = input.type === 'MultiPolygon';
   const coords = multi ? input.coordinates : [input.coordinates];
-  const names = namer(multi);
   checkVertexCount(
     coords.reduce((n, p) => n + p.reduce((m, r) => m + r.length, 0), 0),
     limits,
   );
+  const names = namer(multi);
   const polygons = coords.map((p, i) => validPolygon(p, i, names));
   const pieces: PolygonCoords[] = [];
   const sourceOf: number[] = [];
@@ -69,43 +68,6 @@ export function parseAoi(input: AoiInput, limits: AoiLimits): Aoi {
   // Holes that cover their shell leave nothing (CONTRACT §3: invalid polygons are 422).
   if (!(areaM2 > 0)) throw new ZonalError('invalid_geometry', 'The area of interest has no area: its holes cover it entirely.');
   return { kind: 'area', polygons: out, areaM2, source: 'polygon' };
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Messages
-
-interface Namer {
-  ring(p: number, r: number): string;
-  rings(p: number, a: number, b: number): string;
-  polygon(p: number): string;
-  path(p: number, r?: number, i?: number): string;
-}
-
-function namer(multi: boolean): Namer {
-  return {
-    ring: (p, r) => (multi ? `ring ${r} of polygon ${p}` : `ring ${r} of the polygon`),
-    rings: (p, a, b) => (multi ? `rings ${a} and ${b} of polygon ${p}` : `rings ${a} and ${b} of the polygon`),
-    polygon: (p) => (multi ? `polygon ${p}` : 'the polygon'),
-    path: (p, r, i) => ['/aoi/coordinates', ...(multi ? [p] : []), ...(r === undefined ? [] : [r]), ...(i === undefined ? [] : [i])].join('/'),
-  };
-}
-
-function fail(sentence: string, path: string): never {
-  const detail = sentence.charAt(0).toUpperCase() + sentence.slice(1);
-  throw new ZonalError('invalid_geometry', detail, { errors: [{ path, message: detail }] });
-}
-
-/** Passed to toWorld: its cut pieces could not be joined back into rings (only rings that cross do that). */
-function unsplittable(): never {
-  return fail('the polygon could not be split at the antimeridian; check that its rings do not cross.', '/aoi/coordinates');
-}
-
-function fmt(v: number): string {
-  return String(Math.round(v * 1e6) / 1e6);
-}
-
-function at(x: number, y: number): string {
-  return `near (${fmt(x)}, ${fmt(y)})`;
 }
 
 function checkVertexCount(n: number, limits: AoiLimits): void {
@@ -161,117 +123,4 @@ function circlePolygons(lon: number, lat: number, r: number): MultiPolygonCoords
     return [[WORLD_BOX.map((p) => [...p] as Position), ...complement.map((p) => [...(p[0] as Ring)].reverse())]];
   }
   return toWorld([poleCap(vertices, ring, turns, winding > 0)], unsplittable);
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Polygon validation
-
-/** One polygon's rings checked and normalised (closed, no repeated positions, exterior CCW, holes CW). */
-function validPolygon(rings: number[][][], p: number, names: Namer): PolygonCoords {
-  const out: PolygonCoords = rings.map((ring, r) => validRing(ring, p, r, names));
-  let minX = Infinity;
-  let maxX = -Infinity;
-  for (const ring of out) {
-    const b = bboxOfRing(ring);
-    minX = Math.min(minX, b[0]);
-    maxX = Math.max(maxX, b[2]);
-  }
-  if (maxX - minX > 360) {
-    fail(`${names.polygon(p)} spans ${fmt(maxX - minX)}° of longitude (from ${fmt(minX)} to ${fmt(maxX)}), more than once round the globe.`, names.path(p));
-  }
-  checkNoCrossings(
-    out,
-    out.map(() => 0),
-    'polygon',
-    (ra, rb, x, y, kind) => {
-      if (ra === rb) {
-        const verb = kind === 'touch' ? 'touches itself' : kind === 'overlap' ? 'runs back over itself' : 'crosses itself';
-        fail(`${names.ring(p, ra)} ${verb} ${at(x, y)}.`, names.path(p, ra));
-      }
-      fail(`${names.ring(p, Math.max(ra, rb))} crosses ring ${Math.min(ra, rb)} ${at(x, y)}.`, names.path(p, Math.max(ra, rb)));
-    },
-  );
-  out.forEach((ring, r) => {
-    const positive = planarArea(ring) > 0;
-    if (positive !== (r === 0)) ring.reverse();
-  });
-  checkHoles(out, p, names);
-  return out;
-}
-
-function validRing(ring: number[][], p: number, r: number, names: Namer): Ring {
-  const name = names.ring(p, r);
-  if (ring.length < 4) {
-    fail(`${name} has ${ring.length} positions; a ring needs at least 4 (three corners and the closing position).`, names.path(p, r));
-  }
-  ring.forEach((pos, i) => {
-    const [x, y] = pos as [number, number];
-    const where = `position ${i} of ${name}`;
-    if (!Number.isFinite(x) || !Number.isFinite(y)) fail(`${where} is not a pair of finite numbers.`, names.path(p, r, i));
-    if (y < -90 || y > 90) fail(`${where} has latitude ${y}, outside [-90, 90].`, names.path(p, r, i));
-    if (x < -360 || x > 360) {
-      fail(`${where} has longitude ${x}, outside [-180, 180] (a ring may continue across the antimeridian only up to ±360).`, names.path(p, r, i));
-    }
-  });
-  const first = ring[0] as number[];
-  const last = ring[ring.length - 1] as number[];
-  if (first[0] !== last[0] || first[1] !== last[1]) {
-    fail(`${name} is not closed: its last position must repeat its first.`, names.path(p, r, ring.length - 1));
-  }
-  const clean = dedupe(ring.map((pos) => [pos[0], pos[1]] as Position));
-  if (clean.length < 4 || collinear(clean)) fail(`${name} has zero area: its positions all lie on one line.`, names.path(p, r));
-  return clean;
-}
-
-/** Every hole inside its exterior ring, and no hole inside another. Rings are known not to cross. */
-function checkHoles(rings: PolygonCoords, p: number, names: Namer): void {
-  const shell = rings[0] as Ring;
-  const shellBox = bboxOfRing(shell);
-  const boxes = rings.map(bboxOfRing);
-  const inner = rings.map((ring) => interiorPoint([ring]));
-  for (let h = 1; h < rings.length; h++) {
-    const b = boxes[h] as BBox;
-    const [x, y] = inner[h] as Position;
-    const inside = b[0] >= shellBox[0] && b[1] >= shellBox[1] && b[2] <= shellBox[2] && b[3] <= shellBox[3] && pointInRing(shell, x, y) > 0;
-    if (!inside) fail(`${names.ring(p, h)} (a hole) is not inside the exterior ring.`, names.path(p, h));
-  }
-  forOverlappingBoxes(boxes.slice(1), (a, b) => {
-    const [ha, hb] = [a + 1, b + 1];
-    const [xa, ya] = inner[ha] as Position;
-    const [xb, yb] = inner[hb] as Position;
-    if (pointInRing(rings[hb] as Ring, xa, ya) >= 0 || pointInRing(rings[ha] as Ring, xb, yb) >= 0) {
-      fail(`${names.rings(p, ha, hb)} (both holes) overlap.`, names.path(p, hb));
-    }
-  });
-}
-
-/** The polygons of a MultiPolygon (after the antimeridian split) must not overlap; touching is fine. */
-function checkPartsDisjoint(pieces: PolygonCoords[], sourceOf: number[], names: Namer): void {
-  const rings: Ring[] = [];
-  const group: number[] = [];
-  const ringOwner: number[] = [];
-  pieces.forEach((piece, k) => {
-    for (const ring of piece) {
-      rings.push(ring);
-      group.push(sourceOf[k] as number);
-      ringOwner.push(k);
-    }
-  });
-  checkNoCrossings(rings, group, 'parts', (ra, rb, x, y) => {
-    const [pa, pb] = [group[ra] as number, group[rb] as number].sort((u, v) => u - v);
-    fail(`polygons ${pa} and ${pb} cross each other ${at(x, y)}.`, names.path(pb as number));
-  });
-  const inner = pieces.map((piece) => interiorPoint(piece));
-  forOverlappingBoxes(
-    pieces.map((piece) => bboxOfRing(piece[0] as Ring)),
-    (a, b) => {
-      if (sourceOf[a] === sourceOf[b]) return;
-      const [xa, ya] = inner[a] as Position;
-      const [xb, yb] = inner[b] as Position;
-      if (pointInPolygon(pieces[b] as PolygonCoords, xa, ya) >= 0 || pointInPolygon(pieces[a] as PolygonCoords, xb, yb) >= 0) {
-        const [pa, pb] = [sourceOf[a] as number, sourceOf[b] as number].sort((u, v) => u - v);
-        fail(`polygons ${pa} and ${pb} overlap.`, names.path(pb as number));
-      }
-    },
-  );
 }

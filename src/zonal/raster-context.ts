@@ -17,7 +17,8 @@ import type { PixelRule } from '../coverage/coverage.ts';
 import type { HistogramSpec } from '../stats/histogram.ts';
 import type { FoldRunner } from '../workers/pool.ts';
 import type { BandOverride } from '../stac/item.ts';
-import type { Needs, Slots } from './engine.ts';
+import type { Needs } from './engine.ts';
+import type { Slots } from './slots.ts';
 import type { ZonePlan } from '../raster/plan.ts';
 import type { RasterQuery } from './model.ts';
 
@@ -46,6 +47,11 @@ export interface RasterDeps {
   plans?: PlanCache;
   /** Task slots shared with the other rasters of the request (each task holds one from its reads to its result). */
   slots?: Slots;
+}
+
+/** Whether every value is kept though no statistic needs it (a histogram, categorical). */
+export function keepsAll(ctx: RasterContext): boolean {
+  return ctx.histogram !== null || ctx.categorical;
 }
 
 function uniqueBands(bands: number[] | undefined): number[] {

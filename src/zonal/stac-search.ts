@@ -16,7 +16,8 @@ import { parseInstant, pickItems } from '../stac/time.ts';
 import { expressionInputs } from '../stats/expression.ts';
 import { rasterZones, type PlanCache, type RasterDeps } from './raster.ts';
 import type { RasterInput, RasterSources } from './raster-context.ts';
-import { answerZones, Slots, type Planned, type Work } from './engine.ts';
+import { answerZones, type Planned, type Work } from './engine.ts';
+import { Slots } from './slots.ts';
 import { parseZones, zoneError } from './zones.ts';
 import type { StacSearchQuery, StatsResponse, Zone, ZoneOutcome } from './model.ts';
 

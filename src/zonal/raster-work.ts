@@ -1,0 +1,216 @@
+/**
+ * The raster plug-in's work for the zones × units engine (exactextract's raster-sequential strategy): the
+ * units are blocks (tiles or strips); they go to the workers in tasks of a few blocks of one level, each
+ * block read and decoded once for every zone that needs it; a zone's partials merge in block order into
+ * its answer.
+ */
+import { ZonalError } from '../errors.ts';
+import { intersectWindows, unionWindows, type PixelWindow } from '../geometry/grid.ts';
+import type { RasterLevel } from '../raster/reader.ts';
+import { blocksUnder, blockWindow, cellsUnder, type ZonePlan } from '../raster/plan.ts';
+import { admitted, decodedTiles, spanCovers, spanOf } from '../raster/decode.ts';
+import { mergePartials, type FoldPartial, type FoldResult, type FoldTask, type FoldZone } from '../raster/fold.ts';
+import { classesOf, histogramOf } from '../stats/histogram.ts';
+import { countFold, tally } from '../observe.ts';
+import { bandStats } from './respond.ts';
+import { withSlot } from './slots.ts';
+import type { Unit, Work } from './engine.ts';
+import { keepsAll, type PlannedZone, type RasterContext } from './raster-context.ts';
+import type { StatsResponse } from './model.ts';
+
+/** Most tiles per worker task: enough to amortise messaging, few enough to bound memory in flight. */
+const MAX_TILES_PER_TASK = 4;
+/**
+ * Zones whose partial statistics are held at once (a pass): kept values (median, unique, …) cost 8–16
+ * bytes a pixel until their zone is complete. Blocks shared by zones of two passes are read once per pass.
+ */
+const PASS_STATE_BYTES = 128 * 1024 * 1024;
+
+/** A block of a level. */
+interface Block {
+  level: number;
+  block: number;
+}
+
+/** The engine's raster work: units are blocks, work items are tasks of a few tiles of one level. */
+export function rasterWork(ctx: RasterContext, zones: readonly PlannedZone[]): Work<Block, FoldPartial['bands'], { statistics: StatsResponse }> {
+  const { reader, deps } = ctx;
+  return {
+    id: (b) => `${b.level}:${b.block}`,
+    compare: (a, b) => a.level - b.level || a.block - b.block,
+    items: (units) => tasksOf(ctx, units),
+    run: (task) => withSlot(deps.slots, () => runTask(ctx, zones, task)),
+    answer: (z, partials) => answerZone(ctx, zones[z] as Exclude<PlannedZone, { error: unknown }>, partials),
+    passBytes: PASS_STATE_BYTES,
+    ...(deps.signal ? { signal: deps.signal } : {}),
+  };
+  function tasksOf(c: RasterContext, units: readonly Unit<Block>[]): Unit<Block>[][] {
+    // Runs of units of one level. Small blocks (strips a few rows high) go together up to about
+    // MAX_TILES_PER_TASK 512 × 512 tiles' worth of pixels; small requests spread over every worker.
+    const tasks: Unit<Block>[][] = [];
+    for (let i = 0; i < units.length;) {
+      const level = reader.info.levels[(units[i] as Unit<Block>).key.level] as RasterLevel;
+      const tilePixels = level.blockWidth * level.blockHeight;
+      const maxPerTask = tilePixels < 256 * 256 ? Math.max(MAX_TILES_PER_TASK, Math.floor((MAX_TILES_PER_TASK * 512 * 512) / tilePixels)) : MAX_TILES_PER_TASK;
+      const perTask = Math.max(1, Math.min(maxPerTask, Math.ceil(units.length / Math.max(1, c.deps.config.workers))));
+      const run: Unit<Block>[] = [];
+      while (i < units.length && run.length < perTask && (units[i] as Unit<Block>).key.level === level.index) run.push(units[i++] as Unit<Block>);
+      tasks.push(run);
+    }
+    return tasks;
+  }
+}
+
+/** A zone's partials, merged in block order (the same bits as any other request), into its answer. */
+function answerZone(ctx: RasterContext, z: Exclude<PlannedZone, { error: unknown }>, partials: FoldPartial['bands'][]): { statistics: StatsResponse } {
+  const options = { names: ctx.names, weighted: weightedOf(z), bandCount: ctx.outputs.length, keepValues: keepsAll(ctx) };
+  const { accs, dataAreaM2, classAreas, masked } = mergePartials(options, partials);
+  const statistics: StatsResponse = {};
+  ctx.outputs.forEach(({ key, classes }, k) => {
+    const acc = accs[k] as (typeof accs)[number];
+    const extra: Record<string, unknown> = {};
+    if (ctx.masked) extra['masked'] = masked[k] ?? 0;
+    if (ctx.histogram) extra['histogram'] = histogramOf(ctx.histogram, acc);
+    if (ctx.categorical) extra['classes'] = classesOf(acc, classAreas[k] as Map<number, number>, classes);
+    statistics[key] = { ...bandStats(acc, z.aoiAreaM2, z.isArea ? (dataAreaM2[k] ?? 0) : 0), ...extra };
+  });
+  tally.pixels += z.plan.pixels;
+  tally.zones += 1;
+  return { statistics };
+}
+
+function weightedOf(zone: { plan: ZonePlan; isArea: boolean }): boolean {
+  // Fractional coverage weights pixels (CONTRACT §5 weighted definitions); the other rules count them.
+  const sel = zone.plan.selection;
+  return zone.isArea && sel.kind === 'polygon' && sel.rule === 'fractional';
+}
+
+/** Per block of a task, the part of it its zones cover (only that is decoded); and the class blocks under them. */
+function taskNeeds(ctx: RasterContext, zones: readonly PlannedZone[], level: RasterLevel, task: readonly Unit<Block>[]) {
+  const needs = task.map((unit) => {
+    const bw = blockWindow(level, unit.key.block);
+    return (
+      unit.zones.reduce<PixelWindow | null>((u, z) => {
+        const w = intersectWindows(bw, (zones[z] as { plan: ZonePlan }).plan.window as PixelWindow);
+        return w ? unionWindows(u, w) : u;
+      }, null) ?? bw
+    );
+  });
+  const classNeeds = new Map<number, PixelWindow>();
+  const cs = ctx.classSource;
+  if (cs) {
+    for (const need of needs) {
+      const cells = cellsUnder(level.grid, need, cs.level.grid);
+      if (!cells) continue;
+      for (const b of blocksUnder(level.grid, need, cs.level)) {
+        const part = intersectWindows(blockWindow(cs.level, b), cells);
+        if (part) classNeeds.set(b, unionWindows(classNeeds.get(b) ?? null, part));
+      }
+    }
+  }
+  return { needs, classNeeds };
+}
+
+/**
+ * Reads a task's blocks (and the other rasters' and class blocks under them). Planes in the decoded-tile
+ * cache holding the rows and columns needed are neither read nor decoded; only single-zone requests add to
+ * it, a block the second time one asks for it (a request over many zones decodes each block once, and
+ * would push out the hot ones).
+ */
+async function readTask(ctx: RasterContext, single: boolean, level: RasterLevel, ids: readonly number[], needs: readonly PixelWindow[], classIds: number[]) {
+  const { deps } = ctx;
+  const cacheBytes = deps.config.tileCacheBytes;
+  const keep = ids.map(() => false);
+  const fromCache = (key: string, k: number): ReturnType<typeof decodedTiles.get> => {
+    const plane = decodedTiles.get(key);
+    const bw = blockWindow(level, ids[k] as number);
+    if (plane && spanCovers(plane.span, spanOf(needs[k] as PixelWindow, bw.col0, bw.row0, level.blockWidth, false))) return plane;
+    if (single && admitted(key)) keep[k] = true;
+    return undefined;
+  };
+  const cs = ctx.classSource;
+  const fetchStart = performance.now();
+  const [blocks, extras, classBlocks] = await Promise.all([
+    ctx.reader.readBlocks(level, ids, ctx.bands, deps.signal, cacheBytes > 0 ? fromCache : undefined),
+    // Other rasters of the same grid and tiling: the same blocks; a class raster: the blocks under them.
+    Promise.all(
+      ctx.extras.map(async (e) => ({ format: e.reader.blockFormat(e.level, [1]), blocks: await e.reader.readBlocks(e.level, ids, [1], deps.signal) })),
+    ),
+    cs ? cs.reader.readBlocks(cs.level, classIds, [1], deps.signal) : Promise.resolve([]),
+  ]);
+  return { blocks, extras, classBlocks, keep, fetchMs: performance.now() - fetchStart };
+}
+
+/** Reads a task of blocks and folds, in a worker, the zones that need them: their partials by zone and block. */
+async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], task: readonly Unit<Block>[]) {
+  const { reader } = ctx;
+  const level = reader.info.levels[(task[0] as Unit<Block>).key.level] as RasterLevel;
+  let format = ctx.formats.get(level.index);
+  if (!format) ctx.formats.set(level.index, (format = reader.blockFormat(level, ctx.bands)));
+  // The task's own numbering of its zones.
+  const local = new Map<number, number>();
+  const positions: number[] = [];
+  const foldZones: FoldZone[] = [];
+  const touches = task.map((unit) =>
+    unit.zones.map((z) => {
+      let k = local.get(z);
+      if (k === undefined) {
+        const p = zones[z] as { plan: ZonePlan; isArea: boolean; share?: string };
+        local.set(z, (k = positions.length));
+        positions.push(z);
+        foldZones.push({ selection: p.plan.selection, window: p.plan.window as PixelWindow, weighted: weightedOf(p), ...(p.share ? { key: p.share } : {}) });
+      }
+      return k;
+    }),
+  );
+  const { needs, classNeeds } = taskNeeds(ctx, zones, level, task);
+  const classIds = [...classNeeds.keys()].sort((a, b) => a - b);
+  const ids = task.map((u) => u.key.block);
+  const read = await readTask(ctx, zones.length === 1, level, ids, needs, classIds);
+  const cs = ctx.classSource;
+  const { info } = reader;
+  const fold: FoldTask = {
+    format,
+    blocks: read.blocks,
+    needs,
+    zones: foldZones,
+    touches,
+    bands: ctx.foldBands,
+    area: { grid: level.grid, proj4: info.crs.proj4, isGeographic: info.crs.isGeographic },
+    names: ctx.names,
+    keepValues: keepsAll(ctx),
+    categorical: ctx.categorical,
+    program: ctx.program,
+    extras: read.extras,
+    ...(cs
+      ? {
+          classes: {
+            format: cs.reader.blockFormat(cs.level, [1]),
+            grid: cs.level.grid,
+            blockWidth: cs.level.blockWidth,
+            blockHeight: cs.level.blockHeight,
+            across: Math.ceil(cs.level.grid.width / cs.level.blockWidth),
+            blocks: read.classBlocks,
+            needs: classIds.map((b) => classNeeds.get(b) as PixelWindow),
+            nodata: cs.nodata,
+          },
+        }
+      : {}),
+    keep: read.keep,
+  };
+  const result = await foldInWorker(ctx, fold, read.fetchMs);
+  return result.partials.map((p) => ({ zone: positions[p.zone] as number, key: (task[p.block] as Unit<Block>).key, result: p.bands }));
+}
+
+/** Runs a fold task; a tile the worker could not decode is the source's problem (422), not a failure of ours. */
+async function foldInWorker(ctx: RasterContext, task: FoldTask, fetchMs: number): Promise<FoldResult> {
+  const { deps } = ctx;
+  const runStart = performance.now();
+  const result = await deps.runner.run(task, deps.signal);
+  countFold(result.times, fetchMs, performance.now() - runStart);
+  if (result.failure !== undefined) {
+    throw new ZonalError('invalid_source', 'A tile of the raster could not be decoded: the file is corrupt or uses an unsupported encoding.');
+  }
+  for (const { key, plane } of result.decoded) decodedTiles.put(key, plane, plane.array.buffer.byteLength, deps.config.tileCacheBytes);
+  return result;
+}
