@@ -73,6 +73,9 @@ const LAYER = new Map(LAYERS.flatMap((areas, i) => areas.map((a): [string, numbe
 const PURE = ['geometry', 'coverage', 'stats', 'schemas', 'formats', 'errors', 'observe'];
 const PURE_FILES = [
   'raster/fold.ts',
+  'raster/fold-types.ts',
+  'raster/fold-coverage.ts',
+  'raster/fold-merge.ts',
   'raster/plan.ts',
   'raster/window.ts',
   'raster/samples.ts',

@@ -67,8 +67,11 @@ function grow(out: Uint8Array, need: number): Uint8Array {
   return bigger;
 }
 
+/** A code the table does not hold yet. `free` is EOI right after a ClearCode in decodeMsb, where the next entry is FIRST. */
 function notInTable(code: number, free: number): Error {
-  return new Error(free < FIRST ? `LZW: stream does not start with ClearCode (code ${code})` : `LZW: code ${code} not yet in table (next free ${free})`);
+  return new Error(
+    free < EOI ? `LZW: stream does not start with ClearCode (code ${code})` : `LZW: code ${code} not yet in table (next free ${Math.max(free, FIRST)})`,
+  );
 }
 
 function tableOverflow(): Error {
@@ -86,14 +89,24 @@ function codeAtEnd(input: Uint8Array, bitPos: number, width: number): number {
   return (word >>> (32 - width - (bitPos & 7))) & ((1 << width) - 1);
 }
 
-/** The usual TIFF LZW: MSB-first codes, early change. The hot loop of this file. */
+/**
+ * The usual TIFF LZW: MSB-first codes, early change. The hot loop of this file: one function, so that its
+ * state stays in locals; the rare steps (the last codes, a bigger buffer, long strings) are helpers.
+ * - Codes are read as 32-bit big-endian words at their byte (a code of ≤ 12 bits at bit offset ≤ 7 lies
+ *   within 19 bits) while 4 bytes remain; the last few bytes go through lastCode.
+ * - `free`: the next free entry, 0 until the first ClearCode. A ClearCode sets it to EOI: the literal after
+ *   it then makes entry EOI (a code never looked up) instead of none, so the code after that makes FIRST,
+ *   as in libtiff. `switchAt`: the free entry at which the width grows (early change), or past CSIZE once
+ *   the width is 12 (the table-overflow check).
+ * - Each code makes a new entry: the previous code's string (`prevStart`, `prevLength`: offset and length
+ *   in the output) plus this code's first byte, which is written right after it.
+ * - Most strings (4 to 8 bytes here) are copied as two 4-byte words, whatever n: the bytes written past
+ *   the string are overwritten by the next ones (or cut off by finish()).
+ */
 function decodeMsb(input: Uint8Array, limit: number): Uint8Array {
   const start = tableStart;
   const length = tableLength;
-  // Codes are read as 32-bit big-endian words at their byte (a code of ≤ 12 bits at bit offset ≤ 7 lies
-  // within 19 bits) while 4 bytes remain; the last few bytes go through codeAtEnd.
   const inView = new DataView(input.buffer, input.byteOffset, input.byteLength);
-  const totalBits = input.length * 8;
   const wordBits = (input.length - 4) * 8;
   let out: Uint8Array = new Uint8Array(limit === UNLIMITED ? Math.max(1024, input.length * 4) : limit);
   let outView = new DataView(out.buffer);
@@ -102,38 +115,23 @@ function decodeMsb(input: Uint8Array, limit: number): Uint8Array {
   let bitPos = 0;
   let width = 9;
   let mask = 511;
-  // Next free entry; below FIRST until the first ClearCode. `switchAt`: the free entry at which the width
-  // grows (early change), or past CSIZE once the width is 12 (the table-overflow check).
   let free = 0;
   let switchAt = 0;
-  // The previous code's string (offset and length in the output).
   let prevStart = 0;
   let prevLength = 0;
-
   while (pos < limit) {
-    let code: number;
-    if (bitPos <= wordBits) {
-      code = (inView.getInt32(bitPos >>> 3) >>> (32 - width - (bitPos & 7))) & mask;
-    } else {
-      if (bitPos + width > totalBits) throw noEoi(pos, limit);
-      code = codeAtEnd(input, bitPos, width);
-    }
+    const code = bitPos <= wordBits ? (inView.getInt32(bitPos >>> 3) >>> (32 - width - (bitPos & 7))) & mask : lastCode(input, bitPos, width, pos, limit);
     bitPos += width;
-
     if (code >= FIRST) {
-      let from: number;
-      let n: number;
+      // KwKwK (code === free): the entry being made (previous string + its own first byte) is this code's string.
+      let from = prevStart;
+      let n = prevLength + 1;
       if (code < free) {
         from = start[code] as number;
         n = length[code] as number;
-      } else if (code === free) {
-        // KwKwK: the entry being made (previous string + its own first byte) is this code's string.
-        from = prevStart;
-        n = prevLength + 1;
-      } else {
+      } else if (code !== free) {
         throw notInTable(code, free);
       }
-      // New entry: the previous string plus this string's first byte, which is written right after it.
       if (free < 4096) {
         start[free] = prevStart;
         length[free] = prevLength + 1;
@@ -144,32 +142,23 @@ function decodeMsb(input: Uint8Array, limit: number): Uint8Array {
         switchAt = width < 12 ? mask : CSIZE + 1;
       }
       if (pos + n > cap) {
-        if (cap < limit) {
-          out = grow(out, pos + n);
-          outView = new DataView(out.buffer);
-          cap = Math.min(limit, out.length);
-        }
+        if (cap < limit) ({ out, outView, cap } = grown(out, pos + n, limit));
         // The output is full within this string: its first bytes, and stop.
         if (pos + n > cap) n = cap - pos;
       }
       prevStart = pos;
       prevLength = n;
       if (n <= 8 && pos + 8 <= out.length && from + 8 <= pos) {
-        // Most strings (4 to 8 bytes here): two 4-byte words, whatever n; the bytes written past the
-        // string are overwritten by the next ones (or cut off by finish()).
         outView.setInt32(pos, outView.getInt32(from));
         outView.setInt32(pos + 4, outView.getInt32(from + 4));
-      } else if (n < LONG || from + n > pos) {
-        // Short, or KwKwK (the copy reads its own first byte back): forward byte copy.
-        for (let i = 0; i < n; i++) out[pos + i] = out[from + i] as number;
       } else {
-        out.copyWithin(pos, from, from + n);
+        copyForward(out, pos, from, n);
       }
       pos += n;
       continue;
     }
     if (code < CLEAR) {
-      if (free < FIRST) throw notInTable(code, free);
+      if (free < EOI) throw notInTable(code, free);
       if (free < 4096) {
         start[free] = prevStart;
         length[free] = prevLength + 1;
@@ -179,40 +168,41 @@ function decodeMsb(input: Uint8Array, limit: number): Uint8Array {
         if (width < 12) mask = (1 << ++width) - 1;
         switchAt = width < 12 ? mask : CSIZE + 1;
       }
-      if (pos >= cap) {
-        out = grow(out, pos + 1);
-        outView = new DataView(out.buffer);
-        cap = Math.min(limit, out.length);
-      }
+      if (pos >= cap) ({ out, outView, cap } = grown(out, pos + 1, limit));
       prevStart = pos;
       prevLength = 1;
       out[pos++] = code;
       continue;
     }
     if (code === EOI) break;
-    // ClearCode: empty table, 9-bit codes; then (after any further ClearCodes) one literal or EOI.
-    free = FIRST;
+    // ClearCode: an empty table (see `free` above), 9-bit codes.
+    free = EOI;
     width = 9;
     mask = 511;
     switchAt = 511;
-    let first = CLEAR;
-    while (first === CLEAR) {
-      if (bitPos + width > totalBits) throw noEoi(pos, limit);
-      first = codeAtEnd(input, bitPos, width);
-      bitPos += width;
-    }
-    if (first === EOI) break;
-    if (first > EOI) throw notInTable(first, free);
-    if (pos >= cap) {
-      out = grow(out, pos + 1);
-      outView = new DataView(out.buffer);
-      cap = Math.min(limit, out.length);
-    }
-    prevStart = pos;
-    prevLength = 1;
-    out[pos++] = first;
   }
   return finish(out, pos);
+}
+
+/** The code at `bitPos` in the last 4 bytes of the input; an error if the input ends within it (no EOI). */
+function lastCode(input: Uint8Array, bitPos: number, width: number, pos: number, limit: number): number {
+  if (bitPos + width > input.length * 8) throw noEoi(pos, limit);
+  return codeAtEnd(input, bitPos, width);
+}
+
+/** A bigger output buffer holding at least `need` bytes (no expected size), its view, and how much of it may be written. */
+function grown(out: Uint8Array, need: number, limit: number): { out: Uint8Array; outView: DataView; cap: number } {
+  const bigger = grow(out, need);
+  return { out: bigger, outView: new DataView(bigger.buffer), cap: Math.min(limit, bigger.length) };
+}
+
+/** A string of more than 8 bytes, or near the end of the buffer, or KwKwK (it reads its own first byte back): copied forward. */
+function copyForward(out: Uint8Array, pos: number, from: number, n: number): void {
+  if (n < LONG || from + n > pos) {
+    for (let i = 0; i < n; i++) out[pos + i] = out[from + i] as number;
+  } else {
+    out.copyWithin(pos, from, from + n);
+  }
 }
 
 /**

@@ -1,196 +1,25 @@
 /**
- * The one place where a Coverage meets pixel values (ARCHITECTURE §1): decode each block of a task once
+ * The one place where a Coverage meets pixel values (docs/architecture.md): decode each block of a task once
  * (raster/decode.ts), select every zone's pixels in it, apply validity and scale/offset, and return one
  * partial accumulator per zone and block (exactextract's mergeable partials). Runs in a worker thread
- * (src/workers/fold-worker.ts) or inline; its input and output are plain cloneable data.
+ * (src/workers/fold-worker.ts) or inline; its input and output are plain cloneable data (fold-types.ts),
+ * merged on the main thread by fold-merge.ts.
  */
-import {
-  decodeBlock,
-  recycle,
-  sampleAt,
-  spanOf,
-  type DecodedPlane,
-  type BlockFormat,
-  type DecodedBlock,
-  type DecodeTimes,
-  type EncodedBlock,
-} from './decode.ts';
+import { decodeBlock, recycle, sampleAt, spanOf, type DecodedPlane, type DecodedBlock, type EncodedBlock } from './decode.ts';
 import { intersectWindows, type Grid, type PixelWindow } from '../geometry/grid.ts';
 import { blocksUnder, cellUnder } from './plan.ts';
-import { pixelAreaRows, type PixelAreaSpec } from './pixel-area.ts';
-import type { Selection } from './plan.ts';
-import { centerCoverage } from '../coverage/center.ts';
-import { pointCoverage } from '../coverage/point.ts';
-import { allTouchedCoverage } from '../coverage/all-touched.ts';
-import { fractionalCoverage } from '../coverage/fractional.ts';
+import { pixelAreaRows } from './pixel-area.ts';
 import type { Coverage } from '../coverage/coverage.ts';
-import { createAccumulator, restoreAccumulator, type AccumulatorSnapshot, type StatsAccumulator } from '../stats/accumulator.ts';
-import type { StatName } from '../stats/names.ts';
+import { createAccumulator, type StatsAccumulator } from '../stats/accumulator.ts';
 import { compileExpression } from '../stats/expression.ts';
-import { TileCache } from './tile-cache.ts';
+import { sharedCoverage } from './fold-coverage.ts';
+import type { BandPartial, ClassSource, FoldBand, FoldPartial, FoldProgram, FoldResult, FoldTask, FoldTimes, FoldZone } from './fold-types.ts';
 
-export type { Selection };
-
-/** How a band's raw samples become values (CONTRACT §5 raster rules). */
-export interface FoldBand {
-  /** Raw nodata value as the band's samples can hold it (see effectiveNodata), or null. */
-  nodata: number | null;
-  scale: number;
-  offset: number;
-}
-
-/** One zone of a task: what it selects on the level, and its window there. */
-export interface FoldZone {
-  selection: Selection;
-  /** The zone's window on the level grid, clipped to it. */
-  window: PixelWindow;
-  /** Fractional coverage of an area: weights are coverage fractions. */
-  weighted: boolean;
-  /**
-   * Names this selection on its grid wherever it recurs (the same zone over Items of one grid): a worker
-   * computes its coverage of a block once and reuses it. Absent: not shared.
-   */
-  key?: string;
-}
-
-/**
- * A run of blocks of one level and the zones that need each (exactextract's raster-sequential strategy):
- * each block is decoded once and every zone that touches it accumulates from it.
- */
-export interface FoldTask {
-  /** From the reader; only raster/decode.ts looks inside. */
-  format: BlockFormat;
-  blocks: EncodedBlock[];
-  /**
-   * Per block, the part of it (on the level) that the zones needing it cover: only these rows and columns
-   * are decoded (DEFLATE stops after its last row). Absent: whole blocks.
-   */
-  needs?: PixelWindow[];
-  zones: FoldZone[];
-  /** Per block, the indexes into `zones` of the zones that need it. */
-  touches: number[][];
-  bands: FoldBand[];
-  /** The level's grid and CRS, for data_area (a bare point zone has none: its data_area is 0 by contract). */
-  area: PixelAreaSpec;
-  names: StatName[];
-  /** Keep every value though no statistic needs them (a histogram, categorical). */
-  keepValues: boolean;
-  /** Tally the ground area of each distinct value (categorical). */
-  categorical: boolean;
-  /**
-   * Band math and class masks (issue 11); null: each band answered on its own, every band of `bands` an
-   * output. With a program the outputs are `program.outputs` (band indexes), or the one expression.
-   */
-  program: FoldProgram | null;
-  /**
-   * Other rasters on the same grid and block layout (other assets of a STAC Item), their blocks aligned
-   * with `blocks`; their bands follow the primary's in `bands` (see FoldProgram.sources).
-   */
-  extras?: { format: BlockFormat; blocks: EncodedBlock[] }[];
-  /** A class raster on another grid of the same CRS (a 20 m scene classification under 10 m bands). */
-  classes?: ClassSource;
-  /** Per block: return its newly decoded planes (on SharedArrayBuffers) for the process-wide decoded-tile cache. */
-  keep: boolean[];
-}
-
-/** One zone's statistics from one block. */
-export interface FoldPartial {
-  /** Index into FoldTask.zones. */
-  zone: number;
-  /** Position of the block in FoldTask.blocks. */
-  block: number;
-  bands: BandPartial[];
-}
-
-/** A class raster read by nearest neighbour: the class of a pixel is that of the class pixel holding its centre. */
-export interface ClassSource {
-  format: BlockFormat;
-  /** Its level grid, and its block size and blocks across (to find the block of a class pixel). */
-  grid: Grid;
-  blockWidth: number;
-  blockHeight: number;
-  across: number;
-  /** The class blocks this task's pixels may fall in. */
-  blocks: EncodedBlock[];
-  /** Per class block, the part of it under the task's needed pixels (absent: whole blocks). */
-  needs?: PixelWindow[];
-  nodata: number | null;
-}
-
-/** Band math and a class mask over the decoded bands of a task. */
-export interface FoldProgram {
-  /** Per band of FoldTask.bands: its raster (0 the primary, k extras[k − 1]) and its index among that raster's bands. */
-  sources?: { raster: number; band: number }[];
-  /** An expression over `names` (one per band of FoldTask.bands, in order), or null. */
-  expression: { text: string; names: string[] } | null;
-  /** Without an expression: the bands answered (indexes into FoldTask.bands). */
-  outputs: number[];
-  /**
-   * Pixels whose class (raw value of band `band`, or with `band` −1 of FoldTask.classes) is not in
-   * `include`, or is in `exclude`, are masked.
-   */
-  mask: { band: number; include: number[] | null; exclude: number[] | null } | null;
-}
-
-/** One band's partial: its accumulator, its data area and (categorical) each class's area. */
-export interface BandPartial {
-  acc: AccumulatorSnapshot;
-  dataAreaM2: number;
-  /** Summed weight of the pixels the class mask removed. */
-  masked?: number;
-  /** Distinct values and the summed weight × pixel area of each (categorical only). */
-  classAreas?: { values: number[]; areas: number[] };
-}
-
-/** Milliseconds a task spent per phase in its thread (bench/stac's per-tile profile, /metrics). */
-export interface FoldTimes extends DecodeTimes {
-  coverage: number;
-  fold: number;
-  /** The whole task, from its start in the thread to its result. */
-  total: number;
-  /** Planes decoded. */
-  planes: number;
-  /** Coverages of a zone on a block worked out, and taken from the thread's cache (FoldZone.key). */
-  coverages: number;
-  reused: number;
-}
-
-export interface FoldResult {
-  partials: FoldPartial[];
-  /** Planes decoded by this task, for the decoded-tile cache (those of the blocks to keep). */
-  decoded: { key: string; plane: DecodedPlane }[];
-  /**
-   * Why a block could not be decoded (a corrupt tile, a stream cut short): the source's problem, told as
-   * data because an error's class does not cross to the main thread. The task stops there.
-   */
-  failure?: string;
-  times: FoldTimes;
-}
-
-/**
- * Coverages of shared selections (FoldZone.key) per block window, kept by each thread: the zones of a
- * request over many Items of one grid cover the same pixels of every Item's block. Bounded in bytes.
- */
-const coverages = new TileCache<Coverage>();
-const COVERAGE_CACHE_BYTES = 32 * 1024 * 1024;
+export type { Selection } from './plan.ts';
+export type { FoldBand, FoldPartial, FoldProgram, FoldResult, FoldTask, FoldZone } from './fold-types.ts';
+export { mergePartials } from './fold-merge.ts';
 
 const now = (): number => performance.now();
-
-function coverageFor(zone: FoldZone, win: PixelWindow, levelWidth: number, levelHeight: number): Coverage | null {
-  const sel = zone.selection;
-  if (sel.kind === 'point') {
-    const cov = pointCoverage(sel.col, sel.row, { width: levelWidth, height: levelHeight });
-    return cov && intersectWindows(cov.window, win) ? cov : null;
-  }
-  switch (sel.rule) {
-    case 'all_touched':
-      return allTouchedCoverage(sel.geometry, win);
-    case 'fractional':
-      return fractionalCoverage(sel.geometry, win);
-    default:
-      return centerCoverage(sel.geometry, win);
-  }
-}
 
 /** One zone's pixels of one decoded block into one accumulator per band. */
 function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Coverage): BandPartial[] {
@@ -327,25 +156,6 @@ function foldProgram(
   });
 }
 
-function sharedCoverage(zone: FoldZone, win: PixelWindow, levelWidth: number, levelHeight: number, times: FoldTimes): Coverage | null {
-  if (zone.key === undefined) {
-    times.coverages++;
-    return coverageFor(zone, win, levelWidth, levelHeight);
-  }
-  const key = `${zone.key}\n${win.col0},${win.row0},${win.width},${win.height}`;
-  const hit = coverages.get(key);
-  if (hit !== undefined) {
-    times.reused++;
-    return hit.weights.length === 0 ? null : hit;
-  }
-  times.coverages++;
-  const cov = coverageFor(zone, win, levelWidth, levelHeight);
-  // A miss is kept too (an empty coverage), so that it is not worked out again.
-  const kept = cov ?? { window: win, weights: new Float64Array(0) };
-  coverages.put(key, kept, 64 + kept.weights.byteLength, COVERAGE_CACHE_BYTES);
-  return cov;
-}
-
 /** Decodes each block of a task once and folds every zone that needs it: one partial per zone and block. */
 export async function foldTiles(task: FoldTask): Promise<FoldResult> {
   const start = now();
@@ -443,27 +253,4 @@ async function classLookup(
     if (!b) return Number.NaN;
     return sampleAt(b, 0, mr - b.window.row0, mc - b.window.col0, cs.format.fill);
   };
-}
-
-/** Merges a zone's partials (in the order given: block order, for the same bits every time). */
-export function mergePartials(
-  options: { names: StatName[]; weighted: boolean; bandCount: number; keepValues: boolean },
-  partials: readonly BandPartial[][],
-): { accs: StatsAccumulator[]; dataAreaM2: number[]; classAreas: Map<number, number>[]; masked: number[] } {
-  const accs = Array.from({ length: options.bandCount }, () =>
-    createAccumulator({ names: options.names, weighted: options.weighted, keepValues: options.keepValues }),
-  );
-  const dataAreaM2 = accs.map(() => 0);
-  const classAreas = accs.map(() => new Map<number, number>());
-  const masked = accs.map(() => 0);
-  for (const bands of partials) {
-    bands.forEach((band, b) => {
-      masked[b] = (masked[b] as number) + (band.masked ?? 0);
-      (accs[b] as StatsAccumulator).merge(restoreAccumulator(band.acc));
-      dataAreaM2[b] = (dataAreaM2[b] as number) + band.dataAreaM2;
-      const into = classAreas[b] as Map<number, number>;
-      band.classAreas?.values.forEach((v, k) => into.set(v, (into.get(v) ?? 0) + (band.classAreas?.areas[k] as number)));
-    });
-  }
-  return { accs, dataAreaM2, classAreas, masked };
 }

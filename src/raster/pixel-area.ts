@@ -38,48 +38,35 @@ export interface PixelAreaRows {
 export function pixelAreaRows(spec: PixelAreaSpec, window: PixelWindow): PixelAreaRows {
   const { grid } = spec;
   const out = new Float64Array(window.width);
-  if (spec.isGeographic && !isRotated(grid)) {
-    const dLon = Math.abs(grid.dx);
-    return {
-      row(r) {
-        const latA = grid.y0 + (window.row0 + r) * grid.dy;
-        const latB = latA + grid.dy;
-        return out.fill(latLonCellAreaM2(Math.min(latA, latB), Math.max(latA, latB), dLon));
-      },
-    };
-  }
-  // Made only when a lattice point is not known yet (most windows find them all in latticeAreas).
-  let toLonLat: ((p: Position) => Position) | null = null;
+  if (spec.isGeographic && !isRotated(grid)) return geographicRows(grid, window, out);
   const size = pixelSize(grid);
   // A rotated lon/lat grid also takes this path: its pixel size in degrees, as metres at the equator.
   const pixelSizeM = Math.max(size.alongRow, size.alongColumn) * (spec.isGeographic ? 111_320 : 1);
-  // Pixel edges are straight in the projection, not geodesics: subdivide big pixels' edges.
-  const steps = pixelSizeM <= 100 ? 1 : pixelSizeM <= 1000 ? 4 : 8;
-  const areaAt = (col: number, row: number): number => {
-    toLonLat ??= makeTransformer(spec.proj4, WGS84).forward;
-    const ring: Ring = [];
-    const corners: Position[] = [
-      [col, row],
-      [col + 1, row],
-      [col + 1, row + 1],
-      [col, row + 1],
-    ];
-    for (let k = 0; k < 4; k++) {
-      const [c0, r0] = corners[k] as Position;
-      const [c1, r1] = corners[(k + 1) % 4] as Position;
-      for (let s = 0; s < steps; s++) {
-        const t = s / steps;
-        const c = c0 + (c1 - c0) * t;
-        const r = r0 + (r1 - r0) * t;
-        ring.push(toLonLat(toWorld(grid, c, r)));
-      }
-    }
-    ring.push(ring[0] as Position);
-    return ellipsoidalAreaM2([[ring]]);
-  };
   const step = Math.max(1, Math.min(LATTICE_PX, Math.floor(LATTICE_M / pixelSizeM)));
   const cols = latticeStops(window.col0, window.width, step, grid.width);
   const rows = latticeStops(window.row0, window.height, step, grid.height);
+  return interpolatedRows(window, cols, rows, latticeSamples(spec, cols, rows, pixelSizeM), out);
+}
+
+/** A lon/lat grid's rows: every pixel of a row has the exact area of the cell between its two parallels. */
+function geographicRows(grid: Grid, window: PixelWindow, out: Float64Array): PixelAreaRows {
+  const dLon = Math.abs(grid.dx);
+  return {
+    row(r) {
+      const latA = grid.y0 + (window.row0 + r) * grid.dy;
+      const latB = latA + grid.dy;
+      return out.fill(latLonCellAreaM2(Math.min(latA, latB), Math.max(latA, latB), dLon));
+    },
+  };
+}
+
+/** The areas of the lattice points cols × rows (row-major), from this thread's cache or worked out. */
+function latticeSamples(spec: PixelAreaSpec, cols: number[], rows: number[], pixelSizeM: number): Float64Array {
+  const { grid } = spec;
+  // Made only when a lattice point is not known yet (most windows find them all in latticeAreas).
+  let toLonLat: ((p: Position) => Position) | null = null;
+  // Pixel edges are straight in the projection, not geodesics: subdivide big pixels' edges.
+  const steps = pixelSizeM <= 100 ? 1 : pixelSizeM <= 1000 ? 4 : 8;
   const gridKey = `${spec.proj4}\n${grid.x0},${grid.y0},${grid.dx},${grid.dy},${grid.rx},${grid.ry}\n`;
   const samples = new Float64Array(cols.length * rows.length);
   for (let j = 0; j < rows.length; j++) {
@@ -87,14 +74,42 @@ export function pixelAreaRows(spec: PixelAreaSpec, window: PixelWindow): PixelAr
       const key = `${gridKey}${cols[i]},${rows[j]}`;
       let a = latticeAreas.get(key);
       if (a === undefined) {
-        a = areaAt(cols[i] as number, rows[j] as number);
+        toLonLat ??= makeTransformer(spec.proj4, WGS84).forward;
+        a = outlineArea(grid, toLonLat, cols[i] as number, rows[j] as number, steps);
         if (latticeAreas.size >= LATTICE_CACHE) latticeAreas.delete(latticeAreas.keys().next().value as string);
         latticeAreas.set(key, a);
       }
       samples[j * cols.length + i] = a;
     }
   }
-  // Per row: interpolate the lattice rows at the lattice columns, then fill each column span linearly.
+  return samples;
+}
+
+/** The geodesic area of pixel (col, row)'s outline mapped to lon/lat, each edge cut into `steps` pieces. */
+function outlineArea(grid: Grid, toLonLat: (p: Position) => Position, col: number, row: number, steps: number): number {
+  const ring: Ring = [];
+  const corners: Position[] = [
+    [col, row],
+    [col + 1, row],
+    [col + 1, row + 1],
+    [col, row + 1],
+  ];
+  for (let k = 0; k < 4; k++) {
+    const [c0, r0] = corners[k] as Position;
+    const [c1, r1] = corners[(k + 1) % 4] as Position;
+    for (let s = 0; s < steps; s++) {
+      const t = s / steps;
+      const c = c0 + (c1 - c0) * t;
+      const r = r0 + (r1 - r0) * t;
+      ring.push(toLonLat(toWorld(grid, c, r)));
+    }
+  }
+  ring.push(ring[0] as Position);
+  return ellipsoidalAreaM2([[ring]]);
+}
+
+/** Per row: interpolate the lattice rows at the lattice columns, then fill each column span linearly. */
+function interpolatedRows(window: PixelWindow, cols: number[], rows: number[], samples: Float64Array, out: Float64Array): PixelAreaRows {
   const rowVals = new Float64Array(cols.length);
   const last = window.col0 + window.width - 1;
   return {

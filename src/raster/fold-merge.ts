@@ -1,0 +1,27 @@
+/** The merge of a zone's per-block partials (from raster/fold.ts) into its accumulators, on the main thread. */
+import { createAccumulator, restoreAccumulator, type StatsAccumulator } from '../stats/accumulator.ts';
+import type { StatName } from '../stats/names.ts';
+import type { BandPartial } from './fold-types.ts';
+
+/** Merges a zone's partials (in the order given: block order, for the same bits every time). */
+export function mergePartials(
+  options: { names: StatName[]; weighted: boolean; bandCount: number; keepValues: boolean },
+  partials: readonly BandPartial[][],
+): { accs: StatsAccumulator[]; dataAreaM2: number[]; classAreas: Map<number, number>[]; masked: number[] } {
+  const accs = Array.from({ length: options.bandCount }, () =>
+    createAccumulator({ names: options.names, weighted: options.weighted, keepValues: options.keepValues }),
+  );
+  const dataAreaM2 = accs.map(() => 0);
+  const classAreas = accs.map(() => new Map<number, number>());
+  const masked = accs.map(() => 0);
+  for (const bands of partials) {
+    bands.forEach((band, b) => {
+      masked[b] = (masked[b] as number) + (band.masked ?? 0);
+      (accs[b] as StatsAccumulator).merge(restoreAccumulator(band.acc));
+      dataAreaM2[b] = (dataAreaM2[b] as number) + band.dataAreaM2;
+      const into = classAreas[b] as Map<number, number>;
+      band.classAreas?.values.forEach((v, k) => into.set(v, (into.get(v) ?? 0) + (band.classAreas?.areas[k] as number)));
+    });
+  }
+  return { accs, dataAreaM2, classAreas, masked };
+}

@@ -1,0 +1,146 @@
+/**
+ * What a fold task carries to its thread and what it brings back (raster/fold.ts): plain cloneable data,
+ * as it crosses to a worker (src/workers/fold-worker.ts) and back.
+ */
+import type { BlockFormat, DecodedPlane, DecodeTimes, EncodedBlock } from './decode.ts';
+import type { Grid, PixelWindow } from '../geometry/grid.ts';
+import type { PixelAreaSpec } from './pixel-area.ts';
+import type { Selection } from './plan.ts';
+import type { AccumulatorSnapshot } from '../stats/accumulator.ts';
+import type { StatName } from '../stats/names.ts';
+
+/** How a band's raw samples become values (CONTRACT §5 raster rules). */
+export interface FoldBand {
+  /** Raw nodata value as the band's samples can hold it (see effectiveNodata), or null. */
+  nodata: number | null;
+  scale: number;
+  offset: number;
+}
+
+/** One zone of a task: what it selects on the level, and its window there. */
+export interface FoldZone {
+  selection: Selection;
+  /** The zone's window on the level grid, clipped to it. */
+  window: PixelWindow;
+  /** Fractional coverage of an area: weights are coverage fractions. */
+  weighted: boolean;
+  /**
+   * Names this selection on its grid wherever it recurs (the same zone over Items of one grid): a worker
+   * computes its coverage of a block once and reuses it. Absent: not shared.
+   */
+  key?: string;
+}
+
+/**
+ * A run of blocks of one level and the zones that need each (exactextract's raster-sequential strategy):
+ * each block is decoded once and every zone that touches it accumulates from it.
+ */
+export interface FoldTask {
+  /** From the reader; only raster/decode.ts looks inside. */
+  format: BlockFormat;
+  blocks: EncodedBlock[];
+  /**
+   * Per block, the part of it (on the level) that the zones needing it cover: only these rows and columns
+   * are decoded (DEFLATE stops after its last row). Absent: whole blocks.
+   */
+  needs?: PixelWindow[];
+  zones: FoldZone[];
+  /** Per block, the indexes into `zones` of the zones that need it. */
+  touches: number[][];
+  bands: FoldBand[];
+  /** The level's grid and CRS, for data_area (a bare point zone has none: its data_area is 0 by contract). */
+  area: PixelAreaSpec;
+  names: StatName[];
+  /** Keep every value though no statistic needs them (a histogram, categorical). */
+  keepValues: boolean;
+  /** Tally the ground area of each distinct value (categorical). */
+  categorical: boolean;
+  /**
+   * Band math and class masks (issue 11); null: each band answered on its own, every band of `bands` an
+   * output. With a program the outputs are `program.outputs` (band indexes), or the one expression.
+   */
+  program: FoldProgram | null;
+  /**
+   * Other rasters on the same grid and block layout (other assets of a STAC Item), their blocks aligned
+   * with `blocks`; their bands follow the primary's in `bands` (see FoldProgram.sources).
+   */
+  extras?: { format: BlockFormat; blocks: EncodedBlock[] }[];
+  /** A class raster on another grid of the same CRS (a 20 m scene classification under 10 m bands). */
+  classes?: ClassSource;
+  /** Per block: return its newly decoded planes (on SharedArrayBuffers) for the process-wide decoded-tile cache. */
+  keep: boolean[];
+}
+
+/** One zone's statistics from one block. */
+export interface FoldPartial {
+  /** Index into FoldTask.zones. */
+  zone: number;
+  /** Position of the block in FoldTask.blocks. */
+  block: number;
+  bands: BandPartial[];
+}
+
+/** A class raster read by nearest neighbour: the class of a pixel is that of the class pixel holding its centre. */
+export interface ClassSource {
+  format: BlockFormat;
+  /** Its level grid, and its block size and blocks across (to find the block of a class pixel). */
+  grid: Grid;
+  blockWidth: number;
+  blockHeight: number;
+  across: number;
+  /** The class blocks this task's pixels may fall in. */
+  blocks: EncodedBlock[];
+  /** Per class block, the part of it under the task's needed pixels (absent: whole blocks). */
+  needs?: PixelWindow[];
+  nodata: number | null;
+}
+
+/** Band math and a class mask over the decoded bands of a task. */
+export interface FoldProgram {
+  /** Per band of FoldTask.bands: its raster (0 the primary, k extras[k − 1]) and its index among that raster's bands. */
+  sources?: { raster: number; band: number }[];
+  /** An expression over `names` (one per band of FoldTask.bands, in order), or null. */
+  expression: { text: string; names: string[] } | null;
+  /** Without an expression: the bands answered (indexes into FoldTask.bands). */
+  outputs: number[];
+  /**
+   * Pixels whose class (raw value of band `band`, or with `band` −1 of FoldTask.classes) is not in
+   * `include`, or is in `exclude`, are masked.
+   */
+  mask: { band: number; include: number[] | null; exclude: number[] | null } | null;
+}
+
+/** One band's partial: its accumulator, its data area and (categorical) each class's area. */
+export interface BandPartial {
+  acc: AccumulatorSnapshot;
+  dataAreaM2: number;
+  /** Summed weight of the pixels the class mask removed. */
+  masked?: number;
+  /** Distinct values and the summed weight × pixel area of each (categorical only). */
+  classAreas?: { values: number[]; areas: number[] };
+}
+
+/** Milliseconds a task spent per phase in its thread (bench/stac's per-tile profile, /metrics). */
+export interface FoldTimes extends DecodeTimes {
+  coverage: number;
+  fold: number;
+  /** The whole task, from its start in the thread to its result. */
+  total: number;
+  /** Planes decoded. */
+  planes: number;
+  /** Coverages of a zone on a block worked out, and taken from the thread's cache (FoldZone.key). */
+  coverages: number;
+  reused: number;
+}
+
+export interface FoldResult {
+  partials: FoldPartial[];
+  /** Planes decoded by this task, for the decoded-tile cache (those of the blocks to keep). */
+  decoded: { key: string; plane: DecodedPlane }[];
+  /**
+   * Why a block could not be decoded (a corrupt tile, a stream cut short): the source's problem, told as
+   * data because an error's class does not cross to the main thread. The task stops there.
+   */
+  failure?: string;
+  times: FoldTimes;
+}
