@@ -84,7 +84,7 @@ export const AoiSchema = Type.Unsafe<AoiInput>({
   oneOf: [PointAoiSchema, PolygonAoiSchema, MultiPolygonAoiSchema, FeatureAoiSchema, FeatureCollectionAoiSchema],
   discriminator: { propertyName: 'type' },
   description:
-    'GeoJSON Point (with optional `radius` in metres), Polygon or MultiPolygon in WGS84 lon/lat; or a Feature of one (answered as its geometry); or a FeatureCollection: many zones in one request (CONTRACT §8), answered per zone.',
+    'GeoJSON Point (with optional `radius` in metres), Polygon or MultiPolygon in WGS84 lon/lat; or a Feature of one (answered as its geometry); or a FeatureCollection: many zones in one request (contract §8), answered per zone in the format `Accept` asks for: `application/json` (default) or `application/geo+json` (a FeatureCollection), `application/x-ndjson` (a line per zone, streamed), `text/csv` (a row per zone and band or column), `application/vnd.apache.parquet` (GeoParquet, a row per zone).',
 });
 export type AoiRequest = AoiInput;
 export type GeometryRequest = GeometryInput;

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import { parquetReadObjects } from 'hyparquet';
 import { buildTestApp, fixtureUrl } from '../helpers/build-app.ts';
 
 const TINY = fixtureUrl('raster/synthetic/tiny_int16.tif');
@@ -124,6 +125,22 @@ describe('FeatureCollection aoi (CONTRACT §8)', () => {
     expect(rows[1]).toMatch(/^0,a,"A, ""one""",1,1,23,"\[[-\d,]+\]",[\d.]+,[\d.]+,,$/);
     expect(rows[2]).toMatch(/^1,7,,,,,,,,validation_failed,"?Zone 1's Polygon/);
     expect(rows[3]).toMatch(/^2,,pt,,1,1,\[-?\d+\],0,0,,$/);
+  });
+
+  it('GeoParquet: one row per zone, each statistic the JSON answer has, the geometry as WKB', async () => {
+    const payload = { url: TINY, aoi: { type: 'FeatureCollection', features: ZONES.slice(0, 3) }, radius: 60, stats: ['count', 'mean'] };
+    const res = await post('raster', payload, 'application/vnd.apache.parquet');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/vnd.apache.parquet');
+    const rows = (await parquetReadObjects({ file: new Uint8Array(res.rawPayload).buffer })) as Record<string, unknown>[];
+    const json = (await post('raster', payload)).json();
+    expect(rows.map((r) => r['index'])).toEqual([0, 1, 2]);
+    for (const k of [0, 2]) {
+      const band = json.features[k].properties.statistics.band_1;
+      expect([rows[k]?.['band_1_count'], rows[k]?.['band_1_mean']], `zone ${k}`).toEqual([band.count, band.mean]);
+    }
+    expect(rows[1]?.['error_code']).toBe('validation_failed');
+    expect(rows[0]?.['geometry']).toEqual(ZONES[0]!.geometry);
   });
 
   it('vector: each zone as the single-zone endpoint answers it; CSV names the column', async () => {

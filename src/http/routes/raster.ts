@@ -44,7 +44,7 @@ export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps
         tags: ['zonal-stats'],
         summary: 'Zones × time: statistics of a raster asset of every STAC Item a search finds, per zone',
         description:
-          "`stac` is a STAC API (landing page or /search: searched with the bbox of all the zones, `collections`, `datetime` and a CQL2-JSON `filter`, next pages followed) or a static ItemCollection. Each zone takes the Items its bbox meets that `time` picks (all, asof, nearest, window ± days; the zone's date from `time.property` or `time.date`), and each Item is answered as the raster/stac endpoint would, on its own grid. One row per zone and Item, zones in input order, each zone's rows by time, with `item_id` and `datetime`; JSON (a FeatureCollection), NDJSON or CSV by Accept.",
+          "`stac` is a STAC API (landing page or /search: searched with the bbox of all the zones, `collections`, `datetime` and a CQL2-JSON `filter`, next pages followed) or a static ItemCollection. Each zone takes the Items its bbox meets that `time` picks (all, asof, nearest, window ± days; the zone's date from `time.property` or `time.date`), and each Item is answered as the raster/stac endpoint would, on its own grid. One row per zone and Item, zones in input order, each zone's rows by time, with `item_id` and `datetime`; JSON (a FeatureCollection), NDJSON, CSV or GeoParquet by Accept.",
         body: RasterStacSearchRequestSchema,
         response: { ...ProblemResponses },
       },
