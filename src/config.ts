@@ -56,7 +56,7 @@ export interface Config {
 
 export const DEFAULT_DATA_ROOT = fileURLToPath(new URL('../fixtures/demo/', import.meta.url));
 /** Where scripts/build-web.mjs writes the page (the same from src/ and dist/). */
-export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../dist/web/', import.meta.url));
+const DEFAULT_WEB_DIR = fileURLToPath(new URL('../dist/web/', import.meta.url));
 
 /** ZONAL_BASEMAP_URL: an http(s) template with {z}, {x} and {y}; a typo stops the start. */
 function basemap(env: Env): Config['basemap'] {

@@ -4,7 +4,7 @@
  * and know nothing of HTTP.
  */
 
-export const ERROR_CATALOGUE = {
+const ERROR_CATALOGUE = {
   bad_json: { status: 400, title: 'Bad Request' },
   url_forbidden: { status: 403, title: 'Forbidden' },
   not_found: { status: 404, title: 'Not Found' },

@@ -17,7 +17,7 @@ import { CliError } from './errors.ts';
 import type { Job } from './job.ts';
 
 /** The service's configuration from the environment, with the source file's folder as the data root. */
-export async function cliConfig(url: string, env: Record<string, string | undefined> = process.env): Promise<Config> {
+async function cliConfig(url: string, env: Record<string, string | undefined> = process.env): Promise<Config> {
   let config: Config;
   try {
     config = loadConfig(env);

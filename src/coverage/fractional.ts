@@ -103,7 +103,7 @@ export function ringEdgeCount(ring: Ring): number {
 }
 
 /** Twice the signed (shoelace) area of a ring, in its own coordinates, relative to its first vertex. */
-export function ringDoubleArea(ring: Ring): number {
+function ringDoubleArea(ring: Ring): number {
   const n = ringEdgeCount(ring);
   if (n < 3) return 0;
   const o = ring[0] as Position;
@@ -117,7 +117,7 @@ export function ringDoubleArea(ring: Ring): number {
 }
 
 /** Throws the contract error for a non-finite coordinate (same wording as the centre rule). */
-export function assertFinite(x: number, y: number): void {
+function assertFinite(x: number, y: number): void {
   if (!(Number.isFinite(x) && Number.isFinite(y))) {
     throw new ZonalError('invalid_geometry', 'The AOI could not be placed on the raster grid (a coordinate is not finite).');
   }

@@ -27,7 +27,7 @@ function firstSeen(lists: Iterable<Iterable<string>>, skip: readonly string[] = 
   return out;
 }
 
-export function toCsv(outcomes: readonly ZoneOutcome[], keyName: 'band' | 'column'): string {
+function toCsv(outcomes: readonly ZoneOutcome[], keyName: 'band' | 'column'): string {
   const props = firstSeen(outcomes.map((o) => Object.keys(o.zone.properties ?? {})));
   const stats = firstSeen(
     outcomes.flatMap((o) => Object.values(o.statistics ?? {}).map((s) => Object.keys(s))),

@@ -41,7 +41,7 @@ function geometries(outcomes: readonly ZoneOutcome[]): { wkb: (Uint8Array | null
   return { wkb, types: [...types].sort() };
 }
 
-export function toGeoParquet(outcomes: readonly ZoneOutcome[]): Uint8Array {
+function toGeoParquet(outcomes: readonly ZoneOutcome[]): Uint8Array {
   const props: string[] = [];
   const statColumns = new Map<string, { key: string; stat: string }>();
   for (const o of outcomes) {

@@ -6,7 +6,7 @@ import type { StatsResponse, ZoneError, ZoneOutcome } from '../zonal/model.ts';
 import type { Format } from './format.ts';
 
 /** One NDJSON line: `{"index", "id", "properties", "statistics" | "error"}`. */
-export interface ZoneLine {
+interface ZoneLine {
   index: number;
   id: string | number | null;
   properties: Record<string, unknown> | null;
@@ -18,7 +18,7 @@ export interface ZoneLine {
 }
 
 /** The NDJSON line of a zone. */
-export function zoneLine(o: ZoneOutcome): ZoneLine {
+function zoneLine(o: ZoneOutcome): ZoneLine {
   const base: ZoneLine = { index: o.zone.index, id: o.zone.id, properties: o.zone.properties };
   if (o.item !== undefined) {
     base.item_id = o.item?.id ?? null;

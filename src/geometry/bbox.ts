@@ -14,7 +14,7 @@ export function isEmptyBBox(b: BBox): boolean {
 }
 
 /** Box of a list of positions (EMPTY_BBOX for none). Non-finite coordinates are ignored. */
-export function bboxOfPositions(positions: readonly Position[]): BBox {
+function bboxOfPositions(positions: readonly Position[]): BBox {
   let minX = Infinity;
   let minY = Infinity;
   let maxX = -Infinity;

@@ -16,9 +16,9 @@ import type { MultiPolygonCoords, Ring } from './types.ts';
 const geod = geographiclib.Geodesic.WGS84;
 
 /** WGS84 semi-major axis (m). */
-export const WGS84_A = 6378137;
+const WGS84_A = 6378137;
 /** WGS84 flattening. */
-export const WGS84_F = 1 / 298.257223563;
+const WGS84_F = 1 / 298.257223563;
 const E2 = WGS84_F * (2 - WGS84_F);
 const E = Math.sqrt(E2);
 const B2 = WGS84_A * WGS84_A * (1 - E2);

@@ -19,9 +19,9 @@ function wkbBox(wkb: Uint8Array): [number, number, number, number] {
 type Geos = Awaited<ReturnType<typeof initGeosJs>>;
 
 /** How a polygonal feature lies with respect to the AOI. */
-export type Relation = 'outside' | 'inside' | 'crosses';
+type Relation = 'outside' | 'inside' | 'crosses';
 
-export interface Overlay {
+interface Overlay {
   relation: Relation;
   /** The feature as measured: its own WKB, or the valid geometry GEOS makes of an invalid one (as shapely's make_valid). */
   feature: Uint8Array;

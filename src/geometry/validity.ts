@@ -35,7 +35,7 @@ export function unsplittable(): never {
   return fail('the polygon could not be split at the antimeridian; check that its rings do not cross.', '/aoi/coordinates');
 }
 
-export function fmt(v: number): string {
+function fmt(v: number): string {
   return String(Math.round(v * 1e6) / 1e6);
 }
 

@@ -9,7 +9,7 @@ import { ZonalError, statusOf, titleOf, type ErrorCode, type FieldError } from '
 import { SourceError } from '../source/source.ts';
 import { toZonalError } from '../source/errors.ts';
 
-export function problemBody(code: ErrorCode, detail: string, extras: Record<string, unknown> = {}) {
+function problemBody(code: ErrorCode, detail: string, extras: Record<string, unknown> = {}) {
   return {
     type: `urn:zonal-stats:problem:${code}`,
     title: titleOf(code),

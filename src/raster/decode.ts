@@ -85,7 +85,7 @@ function bytesThrough(codec: TileCodec, row1: number): number {
 }
 
 /** One band of a decoded block: sample (r, c) of the block is `values[r * rowStride + c * step + offset]`. */
-export interface BandSamples {
+interface BandSamples {
   /** null: a sparse block (every sample is BlockFormat.fill). */
   readonly values: SampleArray | null;
   readonly isBig: boolean;

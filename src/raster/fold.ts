@@ -15,7 +15,6 @@ import { compileExpression } from '../stats/expression.ts';
 import { sharedCoverage } from './fold-coverage.ts';
 import type { BandPartial, ClassSource, FoldBand, FoldPartial, FoldProgram, FoldResult, FoldTask, FoldTimes, FoldZone } from './fold-types.ts';
 
-export type { Selection } from './plan.ts';
 export type { FoldBand, FoldPartial, FoldProgram, FoldResult, FoldTask, FoldZone } from './fold-types.ts';
 export { mergePartials } from './fold-merge.ts';
 

@@ -13,7 +13,7 @@ const Ring = Type.Array(RingPosition, { minItems: 4 });
 // RFC 7946 §5 allows a `bbox` member on any geometry; it is accepted and not used.
 const GeoJsonBBox = Type.Optional(Type.Array(Type.Number(), { minItems: 4, maxItems: 6 }));
 
-export const PointAoiSchema = Type.Object(
+const PointAoiSchema = Type.Object(
   {
     type: Type.Literal('Point'),
     coordinates: Type.Union([Type.Tuple([Lon, Lat]), Type.Tuple([Lon, Lat, Type.Number()])]),
@@ -23,12 +23,12 @@ export const PointAoiSchema = Type.Object(
   { additionalProperties: false, title: 'PointAoi' },
 );
 
-export const PolygonAoiSchema = Type.Object(
+const PolygonAoiSchema = Type.Object(
   { type: Type.Literal('Polygon'), coordinates: Type.Array(Ring, { minItems: 1 }), bbox: GeoJsonBBox },
   { additionalProperties: false, title: 'PolygonAoi' },
 );
 
-export const MultiPolygonAoiSchema = Type.Object(
+const MultiPolygonAoiSchema = Type.Object(
   { type: Type.Literal('MultiPolygon'), coordinates: Type.Array(Type.Array(Ring, { minItems: 1 }), { minItems: 1 }), bbox: GeoJsonBBox },
   { additionalProperties: false, title: 'MultiPolygonAoi' },
 );
@@ -49,12 +49,12 @@ const FeatureId = Type.Optional(Type.Union([Type.String({ maxLength: 1024 }), Ty
 const Properties = Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'Kept in the answer.' }));
 
 // GeoJSON allows foreign members on features and collections: they are accepted and not used.
-export const FeatureAoiSchema = Type.Object(
+const FeatureAoiSchema = Type.Object(
   { type: Type.Literal('Feature'), id: FeatureId, geometry: GeometrySchema, properties: Properties, bbox: GeoJsonBBox },
   { additionalProperties: true, title: 'FeatureAoi', description: 'One zone: its geometry is the AOI, answered exactly as the bare geometry.' },
 );
 
-export const FeatureCollectionAoiSchema = Type.Object(
+const FeatureCollectionAoiSchema = Type.Object(
   {
     type: Type.Literal('FeatureCollection'),
     // Each zone's geometry is checked on its own (a bad zone is reported on that zone, CONTRACT §8).
@@ -70,8 +70,8 @@ export const FeatureCollectionAoiSchema = Type.Object(
   { additionalProperties: true, title: 'FeatureCollectionAoi' },
 );
 
-export type FeatureAoi = Static<typeof FeatureAoiSchema>;
-export type FeatureCollectionAoi = Static<typeof FeatureCollectionAoiSchema>;
+type FeatureAoi = Static<typeof FeatureAoiSchema>;
+type FeatureCollectionAoi = Static<typeof FeatureCollectionAoiSchema>;
 type AoiInput = GeometryInput | FeatureAoi | FeatureCollectionAoi;
 
 /**

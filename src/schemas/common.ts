@@ -1,6 +1,6 @@
 /** Request pieces shared by the endpoints (docs/contract.md §2). */
 import { Type } from '@sinclair/typebox';
-import { ALWAYS_PRESENT_NAMES, DEFAULT_STATS as DEFAULT_STAT_LIST, STATISTICS, rangesOf, type StatDeclaration } from '../stats/catalogue.ts';
+import { ALWAYS_PRESENT_NAMES, DEFAULT_STATS, STATISTICS, rangesOf, type StatDeclaration } from '../stats/catalogue.ts';
 
 export const UrlSchema = Type.String({
   minLength: 1,
@@ -23,7 +23,7 @@ function statsDescription(): string {
     return `- \`${d.name}\`${notes.length > 0 ? ` (${notes.join('; ')})` : ''}: ${d.description}`;
   };
   return [
-    `Statistics to compute: ${declared.map((d) => d.name + only(d)).join(', ')}. Default ${JSON.stringify(DEFAULT_STAT_LIST)}.`,
+    `Statistics to compute: ${declared.map((d) => d.name + only(d)).join(', ')}. Default ${JSON.stringify(DEFAULT_STATS)}.`,
     '',
     ...declared.map(item),
     '',
@@ -45,6 +45,3 @@ export const StatsSchema = Type.Array(Type.String({ minLength: 1, maxLength: 64 
 export const DEMO_URL = 'file:///app/fixtures/demo/';
 export const DEMO_STAC_URL = 'http://127.0.0.1:8001/stac/';
 export const PUBLIC_S2_ITEM = 'https://earth-search.aws.element84.com/v1/collections/sentinel-2-l2a/items/S2B_33TWN_20240715_0_L2A';
-
-/** The default `stats` (declared in stats/catalogue.ts; import it from there). */
-export const DEFAULT_STATS: string[] = [...DEFAULT_STAT_LIST];

@@ -1,5 +1,5 @@
 /** POST /api/v1/sources/info: what a source is (footprint, bands or columns, a raster preview). */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { DEMO_STAC_URL, DEMO_URL, UrlSchema } from './common.ts';
 
 export const InfoRequestSchema = Type.Object(
@@ -16,7 +16,6 @@ export const InfoRequestSchema = Type.Object(
     examples: [{ url: `${DEMO_URL}elev.cog.tif` }, { url: `${DEMO_URL}nc.parquet` }, { url: `${DEMO_STAC_URL}elev-item.json`, stac: true }],
   },
 );
-export type InfoRequest = Static<typeof InfoRequestSchema>;
 
 const Position = Type.Tuple([Type.Number(), Type.Number()]);
 const Bounds = Type.Tuple([Type.Number(), Type.Number(), Type.Number(), Type.Number()], {
@@ -30,7 +29,7 @@ const Footprint = Type.Object(
   },
 );
 
-export const RasterInfoSchema = Type.Object(
+const RasterInfoSchema = Type.Object(
   {
     kind: Type.Literal('raster'),
     url: Type.String(),
@@ -76,7 +75,7 @@ export const RasterInfoSchema = Type.Object(
   { title: 'RasterInfo' },
 );
 
-export const VectorInfoSchema = Type.Object(
+const VectorInfoSchema = Type.Object(
   {
     kind: Type.Literal('vector'),
     url: Type.String(),
@@ -89,7 +88,7 @@ export const VectorInfoSchema = Type.Object(
   { title: 'VectorInfo' },
 );
 
-export const StacItemInfoSchema = Type.Object(
+const StacItemInfoSchema = Type.Object(
   {
     kind: Type.Literal('stac_item'),
     url: Type.String(),

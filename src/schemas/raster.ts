@@ -1,5 +1,5 @@
 /** Raster request schema (CONTRACT §2). */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { AoiSchema } from './aoi.ts';
 import { DEMO_URL, StatsSchema, UrlSchema } from './common.ts';
 
@@ -146,4 +146,3 @@ export const RasterRequestSchema = Type.Object(
     ],
   },
 );
-export type RasterRequest = Static<typeof RasterRequestSchema>;

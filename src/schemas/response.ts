@@ -1,5 +1,5 @@
 /** Response schemas (CONTRACT §4, §6). */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 
 const HistogramValue = Type.Object({ edges: Type.Array(Type.Number()), counts: Type.Array(Type.Number()) }, { title: 'Histogram' });
 const ClassesValue = Type.Record(
@@ -10,7 +10,7 @@ const ClassesValue = Type.Record(
 
 const StatValue = Type.Union([Type.Number(), Type.Null(), Type.Array(Type.Number()), HistogramValue, Type.Record(Type.String(), Type.Number()), ClassesValue]);
 
-export const BandStatsSchema = Type.Object(
+const BandStatsSchema = Type.Object(
   {
     aoi_area: Type.Number({ description: 'Area of the AOI in m² on the WGS84 ellipsoid; 0 for a bare point.' }),
     data_area: Type.Number({
@@ -29,9 +29,6 @@ export const VectorResponseSchema = Type.Record(Type.String(), BandStatsSchema, 
   description: 'One key per numeric column asked (spelled as the file spells it, in the order asked), each with the requested statistics.',
 });
 
-export type BandStats = Static<typeof BandStatsSchema> & Record<string, unknown>;
-export type StatsResponse = Record<string, BandStats>;
-
 export const ProblemSchema = Type.Object(
   {
     type: Type.String(),
@@ -45,7 +42,6 @@ export const ProblemSchema = Type.Object(
   },
   { additionalProperties: true, title: 'Problem', description: 'RFC 9457 problem details.' },
 );
-export type Problem = Static<typeof ProblemSchema>;
 
 /** The problem+json answers every zonal-stats endpoint can give (CONTRACT §6). */
 export const ProblemResponses = {

@@ -1,5 +1,5 @@
 /** STAC request schemas (CONTRACT §2): the raster / vector fields, `url` is the Item, plus `asset`. */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { DEMO_STAC_URL, PUBLIC_S2_ITEM } from './common.ts';
 import { RasterRequestSchema } from './raster.ts';
 import { VectorRequestSchema } from './vector.ts';
@@ -20,7 +20,6 @@ export const RasterStacRequestSchema = Type.Composite([Type.Omit(RasterRequestSc
     { url: PUBLIC_S2_ITEM, asset: 'red', aoi: { type: 'Point', coordinates: [14.5, 46.05], radius: 500 }, stats: ['count', 'mean'] },
   ],
 });
-export type RasterStacRequest = Static<typeof RasterStacRequestSchema>;
 
 export const VectorStacRequestSchema = Type.Composite([Type.Omit(VectorRequestSchema, ['url']), Type.Object({ url: ItemUrl, asset: Type.Optional(Asset) })], {
   additionalProperties: false,
@@ -47,7 +46,6 @@ export const VectorStacRequestSchema = Type.Composite([Type.Omit(VectorRequestSc
     },
   ],
 });
-export type VectorStacRequest = Static<typeof VectorStacRequestSchema>;
 
 export const RasterStacSearchRequestSchema = Type.Composite(
   [
@@ -133,4 +131,3 @@ export const RasterStacSearchRequestSchema = Type.Composite(
     ],
   },
 );
-export type RasterStacSearchRequest = Static<typeof RasterStacSearchRequestSchema>;

@@ -1,5 +1,5 @@
 /** Vector request schema (CONTRACT §2). */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { AoiSchema } from './aoi.ts';
 import { DEMO_URL, StatsSchema, UrlSchema } from './common.ts';
 
@@ -45,4 +45,3 @@ export const VectorRequestSchema = Type.Object(
     ],
   },
 );
-export type VectorRequest = Static<typeof VectorRequestSchema>;

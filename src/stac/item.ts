@@ -21,7 +21,7 @@ export interface StacItem {
 }
 
 /** Largest Item read (a STAC Item is metadata; anything bigger is not one). */
-export const MAX_ITEM_BYTES = 10 * 1024 * 1024;
+const MAX_ITEM_BYTES = 10 * 1024 * 1024;
 /** First read of an Item: most Items fit, so one request reads them and learns their size. */
 const FIRST_READ_BYTES = 256 * 1024;
 /** Fetched Items, reused for the same URL for 30 s without asking again (asking would cost the round trip saved). */

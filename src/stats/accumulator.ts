@@ -18,7 +18,7 @@ import { needsOfStat, resolveStat, type ResolvedStat, type ResultContext, type R
 import { needsOf, type StatName } from './names.ts';
 import { Frequencies } from './frequencies.ts';
 
-export type { ResultContext, StatValue };
+export type { ResultContext };
 /** The requested statistics by name. */
 export type StatsResult = Record<string, StatValue>;
 

@@ -23,7 +23,7 @@ type NoArgs = Readonly<Record<string, never>>;
  * One parameter of a statistic. Today the holes of a name template; the same specs will check the named
  * arguments of exactextract's spelling (`quantile(q=0.75)`, `count(min_coverage_frac=0.5)`).
  */
-export interface NumberParam {
+interface NumberParam {
   readonly type: 'number';
   /** How a request spells the value: a regular expression's source without capturing groups. */
   readonly text: string;
@@ -31,7 +31,7 @@ export interface NumberParam {
   readonly min: number;
   readonly max: number;
 }
-export type ParamSpec = NumberParam;
+type ParamSpec = NumberParam;
 
 /** Past this many distinct values the statistics that list them (`needs.distinct`) are refused (docs/contract.md §5). */
 export const MAX_DISTINCT_VALUES = 10_000;
@@ -101,10 +101,10 @@ export const FORM_GROUPS = [
   { id: 'quantiles', label: 'Quantiles' },
   { id: 'distinct', label: 'Distinct values' },
 ] as const;
-export type FormGroup = (typeof FORM_GROUPS)[number]['id'];
+type FormGroup = (typeof FORM_GROUPS)[number]['id'];
 
 /** A statistic on the page's form. */
-export interface FormEntry<A extends Args> {
+interface FormEntry<A extends Args> {
   readonly group: FormGroup;
   /** The checkbox's text; the name by default (what the curl command and the table show). */
   readonly label?: string;
@@ -137,7 +137,7 @@ function statistic<const N extends string, A extends Args = NoArgs>(declaration:
 }
 
 /** A finite number with -0 folded to 0, or null. */
-export function finite(x: number | null): number | null {
+function finite(x: number | null): number | null {
   return x !== null && Number.isFinite(x) ? x + 0 : null;
 }
 
@@ -280,13 +280,11 @@ export const STATISTICS = [
 ] as const;
 
 /** The names as declared (templates with their holes). */
-export type DeclaredName = (typeof STATISTICS)[number]['name'];
+type DeclaredName = (typeof STATISTICS)[number]['name'];
 /** A template's holes read as numbers: `percentile_<q>` → `percentile_${number}`. */
 type Spelled<T extends string> = T extends `${infer P}<${string}>${infer S}` ? `${P}${number}${Spelled<S>}` : T;
 /** A statistic as a request names it and the answer keys it. */
 export type StatName = Spelled<DeclaredName>;
-/** The plain names (no template). */
-export type BaseStatName = Exclude<DeclaredName, `${string}<${string}>${string}`>;
 
 /** The contract's default `stats` (docs/contract.md §2). */
 export const DEFAULT_STATS: readonly StatName[] = ['min', 'max', 'mean', 'count'];

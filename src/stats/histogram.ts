@@ -30,7 +30,7 @@ function linspace(lo: number, hi: number, n: number): number[] {
 }
 
 /** The edges for `spec` over data spanning [min, max] (empty: min > max). */
-export function histogramEdges(spec: HistogramSpec, min: number, max: number): number[] {
+function histogramEdges(spec: HistogramSpec, min: number, max: number): number[] {
   if (Array.isArray(spec.bins)) return spec.bins;
   let [lo, hi] = spec.range ?? (min <= max ? [min, max] : [0, 1]);
   if (!Number.isFinite(lo) || !Number.isFinite(hi)) {

@@ -6,32 +6,18 @@
 import { ZonalError } from '../errors.ts';
 import {
   ALWAYS_PRESENT_NAMES,
-  DEFAULT_STATS,
   MAX_DISTINCT_VALUES,
   PERCENTILE,
-  STATISTICS,
   holesOf,
   listedName,
   needsOfStat,
   resolveStat,
   statisticsFor,
-  type BaseStatName,
   type SourceKind,
-  type StatDeclaration,
   type StatName,
 } from './catalogue.ts';
 
-export { ALWAYS_PRESENT_NAMES, DEFAULT_STATS, MAX_DISTINCT_VALUES, type BaseStatName, type SourceKind, type StatName };
-/** `percentile_<q>` with q a decimal number in [0, 100], e.g. `percentile_90`, `percentile_2.5`. */
-export type PercentileName = `percentile_${number}`;
-
-/** Every plain statistic name (no template), in declaration order. */
-export const BASE_STAT_NAMES: readonly BaseStatName[] = (STATISTICS as readonly StatDeclaration[])
-  .filter((d) => holesOf(d).length === 0)
-  .map((d) => d.name as BaseStatName);
-
-/** The contract's default `stats`; the same list as DEFAULT_STATS. */
-export const DEFAULT_STAT_NAMES: readonly StatName[] = DEFAULT_STATS;
+export { MAX_DISTINCT_VALUES, type SourceKind, type StatName };
 
 const ALWAYS_SET: ReadonlySet<string> = new Set(ALWAYS_PRESENT_NAMES);
 

@@ -4,7 +4,7 @@
  */
 
 /** Relative tolerance on "cumulative weight reaches the target" so that rounding of the running sum never skips a value. */
-export const WEIGHTED_REACH_TOLERANCE = 1e-12;
+const WEIGHTED_REACH_TOLERANCE = 1e-12;
 
 /** (a + b) / 2 without overflow to Infinity for huge operands of the same sign. */
 export function midpoint(a: number, b: number): number {

@@ -32,7 +32,7 @@ export interface VectorChunkTask {
   values: Float64Array[];
 }
 
-export interface ColumnPartial {
+interface ColumnPartial {
   acc: AccumulatorSnapshot;
   /** Features counted (value not null). */
   n: number;

@@ -40,12 +40,12 @@ export interface InfoDeps {
 }
 
 type Position = [number, number];
-export interface Footprint {
+interface Footprint {
   type: 'Polygon';
   coordinates: Position[][];
 }
 
-export interface RasterPreview {
+interface RasterPreview {
   width: number;
   height: number;
   /** [lon, lat] of the preview's top-left, top-right, bottom-right and bottom-left corners. */

@@ -47,10 +47,8 @@ export interface ZoneOutcome {
   cause?: unknown;
 }
 
-export type { PixelRule };
-
 /** A raster question without its source: what to answer of each zone. */
-export interface RasterOptions {
+interface RasterOptions {
   stats?: string[];
   bands?: number[];
   pixels?: PixelRule;

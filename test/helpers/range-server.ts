@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { join, normalize } from 'node:path';
 
 /** A misbehaviour of the server for matching requests. */
-export type Fault =
+type Fault =
   /** Answer this status with a short text body (500, 404, 403 …). */
   | { kind: 'status'; status: number }
   /** Send headers and half the body, then reset the connection (TCP RST). */

@@ -5,7 +5,7 @@ export interface Basemap {
   tiles: string;
   attribution?: string;
 }
-export interface DemoSource {
+interface DemoSource {
   label: string;
   kind: 'raster' | 'vector';
   url: string;
@@ -25,7 +25,7 @@ export interface Preview {
   values: (number | null)[];
 }
 
-export interface RasterInfo {
+interface RasterInfo {
   kind: 'raster';
   url: string;
   width: number;
@@ -37,7 +37,7 @@ export interface RasterInfo {
   preview?: Preview | null;
 }
 
-export interface VectorInfo {
+interface VectorInfo {
   kind: 'vector';
   url: string;
   rows: number;
@@ -66,7 +66,7 @@ export interface StacSource {
   asset: string;
 }
 
-export interface RasterRequest {
+interface RasterRequest {
   url: string;
   asset?: string;
   aoi: FeatureCollection;
@@ -77,7 +77,7 @@ export interface RasterRequest {
   histogram?: { bins: number };
 }
 
-export interface VectorRequest {
+interface VectorRequest {
   url: string;
   asset?: string;
   aoi: FeatureCollection;
@@ -90,13 +90,13 @@ export interface VectorRequest {
 export type StatsRequest = ({ kind: 'raster'; body: RasterRequest } | { kind: 'vector'; body: VectorRequest }) & { stac: boolean };
 
 export type StatValue = number | null | number[] | Record<string, number> | { edges: number[]; counts: number[] } | string;
-export type Statistics = Record<string, Record<string, StatValue>>;
+type Statistics = Record<string, Record<string, StatValue>>;
 export interface ZoneError {
   status: number;
   code: string;
   detail: string;
 }
-export type ZoneFeature = Feature<Geometry | null, { statistics?: Statistics; error?: ZoneError; [key: string]: unknown }>;
+type ZoneFeature = Feature<Geometry | null, { statistics?: Statistics; error?: ZoneError; [key: string]: unknown }>;
 export type StatsAnswer = FeatureCollection<Geometry | null, ZoneFeature['properties']>;
 
 /** A whole-request failure: the problem+json `detail` (or what the page could tell) as the message. */
@@ -111,7 +111,7 @@ export class ProblemError extends Error {
   }
 }
 
-export function statsPath(request: Pick<StatsRequest, 'kind' | 'stac'>): string {
+function statsPath(request: Pick<StatsRequest, 'kind' | 'stac'>): string {
   return `/api/v1/zonal-stats/${request.kind}${request.stac ? '/stac' : ''}`;
 }
 

@@ -5,7 +5,7 @@ const STEPS = [90, 45, 30, 20, 10, 5, 2, 1, 0.5, 0.25, 0.1, 0.05, 0.025, 0.01, 0
 const MAX_LAT = 85;
 
 /** The largest step from STEPS that gives at least `target` lines over `span` degrees. */
-export function graticuleStep(span: number, target = 6): number {
+function graticuleStep(span: number, target = 6): number {
   for (const step of STEPS) if (span / step >= target) return step;
   return STEPS[STEPS.length - 1]!;
 }

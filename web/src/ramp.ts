@@ -16,7 +16,7 @@ const STOPS: readonly [number, number, number][] = [
 ];
 
 /** RGB of t in [0, 1]. */
-export function viridis(t: number): [number, number, number] {
+function viridis(t: number): [number, number, number] {
   const x = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0)) * (STOPS.length - 1);
   const i = Math.min(STOPS.length - 2, Math.floor(x));
   const f = x - i;
@@ -26,7 +26,7 @@ export function viridis(t: number): [number, number, number] {
 }
 
 /** RGBA bytes of the preview grid: min → max along the ramp, null (or non-finite) transparent. */
-export function previewPixels(preview: Preview): Uint8ClampedArray<ArrayBuffer> {
+function previewPixels(preview: Preview): Uint8ClampedArray<ArrayBuffer> {
   const { width, height, values } = preview;
   const finite = values.filter((v): v is number => v !== null && Number.isFinite(v));
   let min = preview.min ?? Infinity;

@@ -53,7 +53,7 @@ export function rowCells(table: ResultTable, row: ResultRow): string[] {
   return cells;
 }
 
-export function rawText(v: StatValue | undefined): string {
+function rawText(v: StatValue | undefined): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'number' || typeof v === 'string') return String(v);
   return JSON.stringify(v);
@@ -79,7 +79,7 @@ export function formatNumber(v: number): string {
 }
 
 /** RFC 4180: fields with a comma, quote, CR or LF are quoted, quotes doubled; lines end with CRLF. */
-export function toCsv(rows: readonly (readonly string[])[]): string {
+function toCsv(rows: readonly (readonly string[])[]): string {
   const field = (s: string) => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
   return rows.map((r) => r.map(field).join(',')).join('\r\n') + '\r\n';
 }
@@ -88,7 +88,7 @@ export function toCsv(rows: readonly (readonly string[])[]): string {
  * A text cell a spreadsheet would run as a formula (=, +, -, @, tab, CR first) gets a leading apostrophe
  * (OWASP's CSV injection advice); numbers and JSON cells are left as they are.
  */
-export function spreadsheetSafe(cell: string): string {
+function spreadsheetSafe(cell: string): string {
   return /^[=+\-@\t\r]/.test(cell) && !Number.isFinite(Number(cell)) ? `'${cell}` : cell;
 }
 

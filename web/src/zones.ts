@@ -19,7 +19,7 @@ export function parseZones(text: string): Zone[] {
   return zonesOf(value);
 }
 
-export function zonesOf(value: unknown): Zone[] {
+function zonesOf(value: unknown): Zone[] {
   if (!isObject(value) || typeof value['type'] !== 'string') throw new Error('Not GeoJSON: expected an object with a "type".');
   const type = value['type'];
   if (type === 'FeatureCollection') {
@@ -72,7 +72,7 @@ export function displayZones(zones: readonly Zone[], selected: number | null): F
 }
 
 /** A circle of `radius` metres around a point on a sphere (display only: the service computes the exact one). */
-export function circle(center: Point, radius: number, vertices = 64): Polygon {
+function circle(center: Point, radius: number, vertices = 64): Polygon {
   const R = 6371008.8;
   const [lon0, lat0] = center.coordinates as [number, number];
   const d = radius / R;

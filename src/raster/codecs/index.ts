@@ -87,11 +87,6 @@ export function compressionName(compression: number): string {
   return name === undefined ? `TIFF compression ${compression}` : `${name} (TIFF compression ${compression})`;
 }
 
-/** Compressions this service decodes, for the README and error messages. */
-export function supportedCompressions(): string[] {
-  return [...new Set(Object.values(DECODERS).map((d) => d.name))];
-}
-
 /** Decompresses one tile or strip (runs in worker threads); at least its first `need` bytes when given. */
 export async function decompress(codec: TileCodec, compressed: ArrayBuffer, need = tileBytes(codec), alloc?: Allocate): Promise<Decompressed> {
   const entry = DECODERS[codec.compression];
