@@ -1,6 +1,6 @@
 /**
  * buildApp(config, deps?): the whole HTTP application as one Fastify instance. Plugins and routes are
- * registered explicitly, in flow order (ARCHITECTURE §1).
+ * registered explicitly, in flow order (docs/architecture.md).
  */
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';

@@ -1,7 +1,7 @@
 /**
- * Decoded tiles kept per thread (like GDAL's block cache): a bytes-bounded LRU keyed by URL, validator,
- * level, tile and plane, so repeated requests over the same tiles (a point asked again, zones side by
- * side) skip decompression. The validator in the key means a changed object is never served from it.
+ * A bytes-bounded LRU (like GDAL's block cache) for the process's decoded tiles (raster/decode.ts, held by
+ * the main thread, planes on SharedArrayBuffers the workers read) and each worker's coverages
+ * (raster/fold-coverage.ts). Keys carry the URL and validator, so a changed object is never served from it.
  */
 export class TileCache<V> {
   readonly #entries = new Map<string, { value: V; bytes: number }>();
@@ -9,7 +9,6 @@ export class TileCache<V> {
   hits = 0;
   misses = 0;
 
-  /** `maxBytes` may change between calls (the per-thread share of the configured size). */
   get(key: string): V | undefined {
     const e = this.#entries.get(key);
     if (e === undefined) {
@@ -23,6 +22,7 @@ export class TileCache<V> {
     return e.value;
   }
 
+  /** `maxBytes` comes with each entry: the configured size is known where entries are kept, not where the cache is made. */
   put(key: string, value: V, bytes: number, maxBytes: number): void {
     if (bytes > maxBytes) return;
     const old = this.#entries.get(key);

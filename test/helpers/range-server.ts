@@ -1,5 +1,5 @@
 /**
- * A real loopback HTTP server for source tests (ARCHITECTURE §4): serves files from a folder and
+ * A real loopback HTTP server for source tests: serves files from a folder and
  * in-memory buffers with correct Range / 206 / Content-Range / 416 / ETag / Last-Modified / HEAD, logs
  * every request, and injects faults per path or for the whole server.
  */
