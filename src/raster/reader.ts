@@ -5,7 +5,7 @@
 import { SourceError, versionKey, type ByteSource } from '../source/source.ts';
 import { ZonalError } from '../errors.ts';
 import type { Grid } from '../geometry/grid.ts';
-import { readGeoTiffHeader, type IfdInfo, type TileCodec } from './geotiff-adapter.ts';
+import { readGeoTiffHeader, type GeoTiffHeader, type IfdInfo, type TileCodec } from './geotiff-adapter.ts';
 import { compressionName, compressionSupported } from './codecs/index.ts';
 import { sampleType } from './samples.ts';
 import { parseBandScaling, parseNodata, type BandScaling } from './gdal-metadata.ts';
@@ -107,10 +107,6 @@ export function checkReadable(codec: TileCodec, what = 'raster'): void {
 }
 
 /**
- * Opens a GeoTIFF over a ByteSource: parses the header, georeferencing, CRS, nodata and scale/offset.
- * Throws ZonalError('invalid_source') for bytes that are not a readable TIFF, ('missing_crs') without a CRS.
- */
-/**
  * Tile or strip byte ranges this close (bytes) are read as one: the bytes between them cost less than
  * another round trip (16 KiB is ~1 ms at 100 Mbit/s, against a round trip of several ms to object storage).
  */
@@ -120,48 +116,28 @@ const MERGE_MAX = 4 * 1024 * 1024;
 /** Blocks larger than this are read on their own. */
 const MERGE_SMALL = 128 * 1024;
 
+type ReadTiles = RasterReader['readTiles'];
+type ReadBlocks = RasterReader['readBlocks'];
+type GeoTransform = NonNullable<GeoTiffHeader['geoTransform']>;
+
+/**
+ * Opens a GeoTIFF over a ByteSource: parses the header, georeferencing, CRS, nodata and scale/offset.
+ * Throws ZonalError('invalid_source') for bytes that are not a readable TIFF, ('missing_crs') without a CRS.
+ */
 export async function openRaster(source: ByteSource, signal?: AbortSignal): Promise<RasterReader> {
-  let header;
-  try {
-    header = await readGeoTiffHeader(source, signal);
-  } catch (e) {
-    if (e instanceof SourceError || e instanceof ZonalError) throw e;
-    throw new ZonalError('invalid_source', 'The source is not a readable GeoTIFF.');
-  }
+  const header = await readHeader(source, signal);
   const images = header.ifds.filter((ifd) => !isMask(ifd));
   const base = images[0];
   if (!base) throw new ZonalError('invalid_source', 'The source is not a readable GeoTIFF.');
-  if (!header.geoTransform) {
-    if (header.gcpCount > 0) {
-      throw new ZonalError(
-        'missing_crs',
-        `The raster is georeferenced by ${header.gcpCount} ground control points, not by a geotransform; warp it to a grid first (gdalwarp).`,
-      );
-    }
-    throw new ZonalError('missing_crs', 'The raster has no georeferencing (no geotransform).');
-  }
+  const geoTransform = requireGeoTransform(header);
   const crs = crsFromGeoKeys(header.geoKeys ?? {});
   checkReadable(base.codec);
   const dtype = dtypeOf(base.codec, 0) as string;
-  const [x0, dx, rx, y0, ry, dy] = header.geoTransform;
-  if (dx * dy - rx * ry === 0) throw new ZonalError('invalid_source', 'The raster’s geotransform is degenerate (zero pixel size).');
-  const masks = header.ifds.filter(isMask);
-  const levels: RasterLevel[] = [];
-  for (const ifd of images) {
-    // Overviews of another shape (e.g. a thumbnail of other bands) are not levels of this raster.
-    if (ifd.codec.samplesPerPixel !== base.codec.samplesPerPixel || ifd.width > base.width) continue;
-    // An overview spans the same extent with fewer pixels: column steps scale with the width ratio, row steps with the height's.
-    const fx = base.width / ifd.width;
-    const fy = base.height / ifd.height;
-    const grid: Grid = { x0, y0, dx: dx * fx, dy: dy * fy, rx: rx * fy, ry: ry * fx, width: ifd.width, height: ifd.height };
-    const mask = masks.find((m) => m.width === ifd.width && m.height === ifd.height) ?? null;
-    if (mask) checkReadable(mask.codec, 'mask');
-    levels.push({ index: levels.length, grid, ifd, mask, blockWidth: ifd.tileWidth, blockHeight: ifd.tileHeight });
-  }
+  const levels = rasterLevels(images, header.ifds.filter(isMask), base, geoTransform);
   const bandCount = base.codec.samplesPerPixel;
-  const { head } = header;
   const nodata = parseNodata(header.gdalNodata);
   const planar = base.codec.planarConfiguration === 2;
+  const readTiles = tileReader(source, header.head);
   return {
     info: {
       levels,
@@ -175,27 +151,70 @@ export async function openRaster(source: ByteSource, signal?: AbortSignal): Prom
       return (await readTiles(ifd, [index], sig))[0] ?? null;
     },
     readTiles,
-    blockFormat(level, bands) {
-      return {
-        codec: level.ifd.codec,
-        maskCodec: level.mask?.codec ?? null,
-        levelWidth: level.grid.width,
-        levelHeight: level.grid.height,
-        // Band-separate files: one plane per requested band, in the order asked.
-        bands: bands.map((b, k) => (planar ? { plane: k, sample: 0 } : { plane: 0, sample: b - 1 })),
-        fill: nodata !== null && Number.isFinite(nodata) ? nodata : 0,
-      };
-    },
-    readBlocks,
+    blockFormat: (level, bands) => blockFormatOf(level, bands, planar, nodata),
+    readBlocks: blockReader(source, planar, readTiles),
   };
+}
 
-  async function readBlocks(
-    level: RasterLevel,
-    blocks: readonly number[],
-    bands: readonly number[],
-    sig?: AbortSignal,
-    cached?: (key: string, k: number) => DecodedPlane | undefined,
-  ): Promise<EncodedBlock[]> {
+/** The parsed header; anything but a source or service error means the bytes are not a GeoTIFF we read. */
+async function readHeader(source: ByteSource, signal?: AbortSignal): Promise<GeoTiffHeader> {
+  try {
+    return await readGeoTiffHeader(source, signal);
+  } catch (e) {
+    if (e instanceof SourceError || e instanceof ZonalError) throw e;
+    throw new ZonalError('invalid_source', 'The source is not a readable GeoTIFF.');
+  }
+}
+
+/** The affine geotransform; a raster without one (or georeferenced by GCPs only) has no usable CRS grid. */
+function requireGeoTransform(header: GeoTiffHeader): GeoTransform {
+  if (!header.geoTransform) {
+    if (header.gcpCount > 0) {
+      throw new ZonalError(
+        'missing_crs',
+        `The raster is georeferenced by ${header.gcpCount} ground control points, not by a geotransform; warp it to a grid first (gdalwarp).`,
+      );
+    }
+    throw new ZonalError('missing_crs', 'The raster has no georeferencing (no geotransform).');
+  }
+  return header.geoTransform;
+}
+
+/** Full resolution and its overviews as levels, each with its grid and internal mask (checked readable). */
+function rasterLevels(images: readonly IfdInfo[], masks: readonly IfdInfo[], base: IfdInfo, geoTransform: GeoTransform): RasterLevel[] {
+  const [x0, dx, rx, y0, ry, dy] = geoTransform;
+  if (dx * dy - rx * ry === 0) throw new ZonalError('invalid_source', 'The raster’s geotransform is degenerate (zero pixel size).');
+  const levels: RasterLevel[] = [];
+  for (const ifd of images) {
+    // Overviews of another shape (e.g. a thumbnail of other bands) are not levels of this raster.
+    if (ifd.codec.samplesPerPixel !== base.codec.samplesPerPixel || ifd.width > base.width) continue;
+    // An overview spans the same extent with fewer pixels: column steps scale with the width ratio, row steps with the height's.
+    const fx = base.width / ifd.width;
+    const fy = base.height / ifd.height;
+    const grid: Grid = { x0, y0, dx: dx * fx, dy: dy * fy, rx: rx * fy, ry: ry * fx, width: ifd.width, height: ifd.height };
+    const mask = masks.find((m) => m.width === ifd.width && m.height === ifd.height) ?? null;
+    if (mask) checkReadable(mask.codec, 'mask');
+    levels.push({ index: levels.length, grid, ifd, mask, blockWidth: ifd.tileWidth, blockHeight: ifd.tileHeight });
+  }
+  return levels;
+}
+
+/** How the requested bands decode from a level's blocks (raster/decode.ts). */
+function blockFormatOf(level: RasterLevel, bands: readonly number[], planar: boolean, nodata: number | null): BlockFormat {
+  return {
+    codec: level.ifd.codec,
+    maskCodec: level.mask?.codec ?? null,
+    levelWidth: level.grid.width,
+    levelHeight: level.grid.height,
+    // Band-separate files: one plane per requested band, in the order asked.
+    bands: bands.map((b, k) => (planar ? { plane: k, sample: 0 } : { plane: 0, sample: b - 1 })),
+    fill: nodata !== null && Number.isFinite(nodata) ? nodata : 0,
+  };
+}
+
+/** readBlocks over `readTiles`: the planes the decoded-tile cache lacks and the masks, read together. */
+function blockReader(source: ByteSource, planar: boolean, readTiles: ReadTiles): ReadBlocks {
+  return async function readBlocks(level, blocks, bands, sig, cached) {
     const { ifd, mask } = level;
     const across = Math.ceil(ifd.width / ifd.tileWidth);
     const perBand = across * Math.ceil(ifd.height / ifd.tileHeight);
@@ -208,7 +227,7 @@ export async function openRaster(source: ByteSource, signal?: AbortSignal): Prom
     const toRead = planeIndexes.flatMap((own, k) => own.filter((_, j) => hits[k]?.[j] === null));
     const [planes, masks] = await Promise.all([readTiles(ifd, toRead, sig), mask ? readTiles(mask, blocks, sig) : Promise.resolve(blocks.map(() => null))]);
     let p = 0;
-    return blocks.map((index, k) => {
+    return blocks.map((index, k): EncodedBlock => {
       const own = hits[k] as (DecodedPlane | null)[];
       return {
         index,
@@ -220,11 +239,20 @@ export async function openRaster(source: ByteSource, signal?: AbortSignal): Prom
         keys: keys[k] as (string | null)[],
       };
     });
-  }
+  };
+}
 
-  async function readTiles(ifd: IfdInfo, indexes: readonly number[], sig?: AbortSignal): Promise<(ArrayBuffer | null)[]> {
+interface WantedRange {
+  k: number;
+  offset: number;
+  length: number;
+}
+
+/** readTiles over the source: blocks inside the header bytes need no request, near ones share one. */
+function tileReader(source: ByteSource, head: ArrayBuffer): ReadTiles {
+  return async function readTiles(ifd, indexes, sig) {
     const out: (ArrayBuffer | null)[] = new Array<ArrayBuffer | null>(indexes.length).fill(null);
-    const wanted: { k: number; offset: number; length: number }[] = [];
+    const wanted: WantedRange[] = [];
     indexes.forEach((index, k) => {
       const offset = ifd.offsets[index];
       const length = ifd.byteCounts[index];
@@ -233,26 +261,30 @@ export async function openRaster(source: ByteSource, signal?: AbortSignal): Prom
       if (offset + length <= head.byteLength) out[k] = head.slice(offset, offset + length);
       else wanted.push({ k, offset, length });
     });
-    wanted.sort((a, b) => a.offset - b.offset);
-    // Runs of ranges whose gaps are at most MERGE_GAP (and whose run stays under MERGE_MAX) are one read.
-    const runs: { start: number; end: number; parts: typeof wanted }[] = [];
-    for (const w of wanted) {
-      const run = runs[runs.length - 1];
-      // Only small blocks (strips, small tiles) are merged: a big tile is worth its own request, and slicing
-      // merged big tiles apart would cost the main thread copies.
-      if (run && w.length <= MERGE_SMALL && w.offset - run.end <= MERGE_GAP && Math.max(run.end, w.offset + w.length) - run.start <= MERGE_MAX) {
-        run.end = Math.max(run.end, w.offset + w.length);
-        run.parts.push(w);
-      } else {
-        runs.push({ start: w.offset, end: w.offset + w.length, parts: [w] });
-      }
-    }
     await Promise.all(
-      runs.map(async (run) => {
+      mergeRanges(wanted).map(async (run) => {
         const bytes = await source.read(run.start, run.end - run.start, sig);
         for (const p of run.parts) out[p.k] = run.parts.length === 1 ? bytes : bytes.slice(p.offset - run.start, p.offset - run.start + p.length);
       }),
     );
     return out;
+  };
+}
+
+/** Sorts `wanted` by offset and groups it into runs read as one request (gaps ≤ MERGE_GAP, run ≤ MERGE_MAX). */
+function mergeRanges(wanted: WantedRange[]): { start: number; end: number; parts: WantedRange[] }[] {
+  wanted.sort((a, b) => a.offset - b.offset);
+  const runs: { start: number; end: number; parts: WantedRange[] }[] = [];
+  for (const w of wanted) {
+    const run = runs[runs.length - 1];
+    // Only small blocks (strips, small tiles) are merged: a big tile is worth its own request, and slicing
+    // merged big tiles apart would cost the main thread copies.
+    if (run && w.length <= MERGE_SMALL && w.offset - run.end <= MERGE_GAP && Math.max(run.end, w.offset + w.length) - run.start <= MERGE_MAX) {
+      run.end = Math.max(run.end, w.offset + w.length);
+      run.parts.push(w);
+    } else {
+      runs.push({ start: w.offset, end: w.offset + w.length, parts: [w] });
+    }
   }
+  return runs;
 }

@@ -13,15 +13,12 @@
  * - The first ETag (else Last-Modified) is pinned; a different one later is SourceError('changed').
  * - One deadline covers a whole read (DNS, connect, headers, body, redirects) → SourceError('timeout').
  */
-import http from 'node:http';
 import type { IncomingMessage } from 'node:http';
-import https from 'node:https';
-import { lookup as dnsLookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
-import type { LookupFunction } from 'node:net';
-import { assertReadArgs, errorCode, networkFailure, raceAbort, SourceRangeError, startDeadline, throwIfAborted } from './errors.ts';
+import { assertReadArgs, networkFailure, SourceRangeError, startDeadline, throwIfAborted } from './errors.ts';
+import { pinHost, readBody, request, systemResolve } from './http-transport.ts';
+import type { Pinned, ResolveHost } from './http-transport.ts';
 import { memo } from '../memo.ts';
-import { addressAllowed, checkProtocol } from '../policy.ts';
+import { checkProtocol } from '../policy.ts';
 import { SourceError } from './source.ts';
 import type { ByteSource } from './source.ts';
 
@@ -37,7 +34,7 @@ export interface HttpSourceOptions {
   /** Redirect hops followed per read; default 3. */
   maxRedirects?: number;
   /** Name resolution, default dns.lookup with all addresses (tests inject names here). */
-  resolveHost?: (hostname: string) => Promise<readonly { address: string; family: number }[]>;
+  resolveHost?: ResolveHost;
   /**
    * How long (ms) the size and validator an earlier source learnt for this URL are trusted without asking
    * the server again (Config.revalidateSeconds); 0: every source asks. A read that meets another ETag or
@@ -52,21 +49,10 @@ export interface HttpSourceOptions {
  */
 const learnt = memo<{ size: number; validator: string | undefined }>({ name: 'http_sizes', maxEntries: 4096 });
 
-const systemResolve = (hostname: string): Promise<{ address: string; family: number }[]> => dnsLookup(hostname, { all: true, verbatim: true });
-
 /** Default cap of a 200 full body from a server that ignores Range. */
 export const DEFAULT_MAX_FULL_BODY_BYTES = 8 * 1024 * 1024;
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-const agents = {
-  'http:': new http.Agent({ keepAlive: true, maxSockets: 64 }),
-  'https:': new https.Agent({ keepAlive: true, maxSockets: 64 }),
-};
-
-interface Pinned {
-  address: string;
-  family: 4 | 6;
-}
 
 /** `clip`: the range may end early at the object's end (head reads). */
 type Want = { offset: number; length: number; clip?: boolean } | 'probe';
@@ -258,29 +244,9 @@ export class HttpSource implements ByteSource {
     }
   }
 
-  /** Resolves and checks the host of `url`: every address must be allowed; connects to the first. */
-  async #pin(url: URL, signal: AbortSignal): Promise<Pinned | undefined> {
-    const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    const literal = isIP(host);
-    if (literal !== 0) {
-      if (!addressAllowed(host, this.#opts.allowPrivateNetworks)) throw refused();
-      return undefined;
-    }
-    let addresses: readonly { address: string; family: number }[];
-    try {
-      addresses = await raceAbort(this.#opts.resolveHost(host), signal);
-    } catch (e) {
-      if (signal.aborted) throw e;
-      const code = errorCode(e);
-      if (code === 'ENOTFOUND' || code === 'ENODATA') {
-        throw new SourceError('not_found', `The host name "${host}" of the source does not exist.`);
-      }
-      throw new SourceError('upstream_failed', `The host name "${host}" of the source could not be resolved.`);
-    }
-    if (addresses.length === 0) throw new SourceError('not_found', `The host name "${host}" of the source has no address.`);
-    if (addresses.some((a) => !addressAllowed(a.address, this.#opts.allowPrivateNetworks))) throw refused();
-    const first = addresses[0]!;
-    return { address: first.address, family: first.family === 6 ? 6 : 4 };
+  /** Resolves and checks the host of `url` under this source's address policy. */
+  #pin(url: URL, signal: AbortSignal): Promise<Pinned | undefined> {
+    return pinHost(url, this.#opts, signal);
   }
 
   /** Checks the final response and reads its body. */
@@ -389,126 +355,7 @@ export class HttpSource implements ByteSource {
   }
 }
 
-function refused(): SourceError {
-  return new SourceError(
-    'forbidden',
-    'The source URL points to a private, loopback or link-local address, which this service may not fetch ' +
-      '(an operator allows such addresses with ZONAL_ALLOW_PRIVATE_NETWORKS).',
-  );
-}
-
+/** The object's ETag or size differs from the one pinned earlier in this read sequence. */
 function changed(status: number): SourceError {
   return new SourceError('changed', 'The source changed while it was being read (its ETag or size differs); retry the request.', status);
-}
-
-/**
- * One GET (with a Range header unless `range` is null), or a POST of a JSON `payload`; a stale keep-alive
- * socket (reset before any answer) is retried once on a fresh one.
- */
-function request(url: URL, pinned: Pinned | undefined, range: string | null, signal: AbortSignal, retried = false, payload?: Buffer): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    const lookup: LookupFunction | undefined =
-      pinned === undefined
-        ? undefined
-        : (_host, options, cb) => {
-            if (options.all === true) cb(null, [pinned]);
-            else cb(null, pinned.address, pinned.family);
-          };
-    const mod = url.protocol === 'https:' ? https : http;
-    const headers: Record<string, string> = { 'accept-encoding': 'identity', 'user-agent': 'zonal-stats-service' };
-    if (range !== null) headers['range'] = range;
-    if (payload !== undefined) {
-      headers['content-type'] = 'application/json';
-      headers['accept'] = 'application/geo+json, application/json';
-      headers['content-length'] = String(payload.byteLength);
-    }
-    const req = mod.request(url, {
-      method: payload === undefined ? 'GET' : 'POST',
-      agent: agents[url.protocol === 'https:' ? 'https:' : 'http:'],
-      headers,
-      signal,
-      ...(lookup === undefined ? {} : { lookup }),
-    });
-    let answered = false;
-    req.once('response', (res) => {
-      answered = true;
-      resolve(res);
-    });
-    req.on('error', (e) => {
-      if (answered) return; // body errors are reported by the response stream
-      if (!retried && req.reusedSocket && errorCode(e) === 'ECONNRESET' && !signal.aborted) {
-        request(url, pinned, range, signal, true, payload).then(resolve, reject);
-      } else {
-        reject(e);
-      }
-    });
-    req.end(payload);
-  });
-}
-
-/**
- * Reads a body of `expected` bytes (undefined: until the end, at most `cap`). Fewer bytes than
- * promised, a reset or more than `cap` → SourceError.
- */
-function readBody(res: IncomingMessage, expected: number | undefined, cap: number, signal: AbortSignal): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    // A body of known length is copied into its one buffer as it comes (not zero-filled first: every byte
-    // is written before it is handed out, or the read fails); the chunks are not kept.
-    const into = expected !== undefined && expected > 0 ? new Uint8Array(Buffer.allocUnsafeSlow(expected).buffer, 0, expected) : null;
-    let received = 0;
-    let done = false;
-    const finish = (err: unknown, value?: Uint8Array): void => {
-      if (done) return;
-      done = true;
-      signal.removeEventListener('abort', onAbort);
-      if (err !== undefined) {
-        res.destroy();
-        reject(err);
-      } else {
-        resolve(value!);
-      }
-    };
-    const onAbort = (): void => finish(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    res.on('data', (chunk: Buffer) => {
-      received += chunk.byteLength;
-      if (received > cap || (expected !== undefined && received > expected)) {
-        finish(
-          expected !== undefined && received > expected
-            ? new SourceError('upstream_failed', "The source's server sent more bytes than it announced.", res.statusCode)
-            : new SourceError('too_large', 'The answer is larger than allowed.', res.statusCode),
-        );
-        return;
-      }
-      if (into !== null) into.set(chunk, received - chunk.byteLength);
-      else chunks.push(chunk);
-    });
-    res.once('end', () => {
-      if (expected !== undefined && received !== expected) {
-        finish(truncated(res.statusCode));
-        return;
-      }
-      if (into !== null) {
-        finish(undefined, into);
-        return;
-      }
-      const out = new Uint8Array(received);
-      let at = 0;
-      for (const c of chunks) {
-        out.set(c, at);
-        at += c.byteLength;
-      }
-      finish(undefined, out);
-    });
-    res.once('error', (e) => finish(errorCode(e) === 'ECONNRESET' ? truncated(res.statusCode) : networkFailure(e)));
-    // After 'end' this changes nothing: the error is only made when the body is still short.
-    res.once('close', () => {
-      if (!done) finish(truncated(res.statusCode));
-    });
-  });
-}
-
-function truncated(status: number | undefined): SourceError {
-  return new SourceError('upstream_failed', "The source's server closed the connection before sending all the promised bytes.", status);
 }

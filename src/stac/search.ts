@@ -94,6 +94,12 @@ function interval(text: string): [number, number] {
   return [end(parts[0], -Infinity), end(parts[1], Infinity)];
 }
 
+/** One page request of a STAC API search: its URL, method and (POST) body. */
+type Page = { url: URL; method: 'GET' | 'POST'; body?: Record<string, unknown> };
+
+/** Items gathered so far, and whether more were left behind at the limit. */
+type Collected = { items: FoundItem[]; more: boolean };
+
 /**
  * The Items of `req` that meet `bbox`, sorted by time (then id). `cap`: the most Items a request may
  * take; past it (or past max_items when given) the search stops; with no max_items, more Items than the
@@ -108,15 +114,8 @@ export async function searchItems(
 ): Promise<FoundItem[]> {
   const limit = Math.min(req.max_items ?? cap, cap);
   const window = req.datetime === undefined ? null : interval(req.datetime);
-  const out: FoundItem[] = [];
-  let more = false;
-  let searchUrl: URL;
-  try {
-    searchUrl = new URL(req.url);
-  } catch {
-    throw new ZonalError('validation_failed', 'The STAC url is not a valid URL.', { errors: [{ path: '/stac/url', message: 'is not a valid URL' }] });
-  }
-  let page: { url: URL; method: 'GET' | 'POST'; body?: Record<string, unknown> } | null;
+  const searchUrl = parseStacUrl(req.url);
+  let page: Page;
   if (/\/search\/?$/.test(searchUrl.pathname)) {
     page = { url: searchUrl, method: 'POST' };
   } else {
@@ -125,34 +124,77 @@ export async function searchItems(
     if (doc['type'] === 'FeatureCollection') {
       if (req.filter !== undefined)
         throw new ZonalError('validation_failed', 'A static ItemCollection cannot be filtered with CQL2: drop "filter" or search a STAC API.');
-      // A static collection: filtered here, pages followed by their next links.
-      let d: Record<string, unknown> | null = doc;
-      let at = searchUrl;
-      while (d !== null) {
-        for (const raw of (Array.isArray(d['features']) ? d['features'] : []) as unknown[]) {
-          const f = found(raw, at);
-          const collection = (raw as Record<string, unknown>)['collection'];
-          if (req.collections && !req.collections.includes(String(collection))) continue;
-          if (window && !(f.time >= window[0] && f.time <= window[1])) continue;
-          if (!itemMeets(f.bbox, bbox)) continue;
-          if (out.length >= limit) {
-            more = true;
-            break;
-          }
-          out.push(f);
-        }
-        const next = linkOf(d, 'next')?.['href'];
-        if (more || typeof next !== 'string') break;
-        at = new URL(next, at);
-        d = (await client.json(at.href, { method: 'GET' }, signal)) as Record<string, unknown>;
-      }
-      return finish(out, more, req, cap);
+      const { items, more } = await collectStatic(doc, searchUrl, staticFilter(req, bbox, window), limit, client, signal);
+      return finish(items, more, req, cap);
     }
-    const search = linkOf(doc, 'search');
-    if (!search || typeof search['href'] !== 'string')
-      throw invalid('The STAC url is not a STAC API with item search (no "search" link) nor an ItemCollection.');
-    page = { url: new URL(search['href'] as string, searchUrl), method: search['method'] === 'GET' ? 'GET' : 'POST' };
+    page = searchLinkPage(doc, searchUrl);
   }
+  const body = searchBody(req, bbox, limit);
+  page.body = body;
+  if (page.method === 'GET') page.url = withQuery(page.url, body);
+  const { items, more } = await collectApi(page, limit, client, signal);
+  return finish(items, more, req, cap);
+}
+
+/** The request's STAC url, or a validation error pointing at it. */
+function parseStacUrl(url: string): URL {
+  try {
+    return new URL(url);
+  } catch {
+    throw new ZonalError('validation_failed', 'The STAC url is not a valid URL.', { errors: [{ path: '/stac/url', message: 'is not a valid URL' }] });
+  }
+}
+
+/** The first search page named by a STAC API landing page's `search` link (POST unless it says GET). */
+function searchLinkPage(doc: Record<string, unknown>, landing: URL): Page {
+  const search = linkOf(doc, 'search');
+  if (!search || typeof search['href'] !== 'string') throw invalid('The STAC url is not a STAC API with item search (no "search" link) nor an ItemCollection.');
+  return { url: new URL(search['href'] as string, landing), method: search['method'] === 'GET' ? 'GET' : 'POST' };
+}
+
+/** A static collection has no server-side search: collections, datetime and bbox are checked here. */
+function staticFilter(req: SearchRequest, bbox: [number, number, number, number], window: [number, number] | null): (raw: unknown, f: FoundItem) => boolean {
+  return (raw, f) => {
+    const collection = (raw as Record<string, unknown>)['collection'];
+    if (req.collections && !req.collections.includes(String(collection))) return false;
+    if (window && !(f.time >= window[0] && f.time <= window[1])) return false;
+    return itemMeets(f.bbox, bbox);
+  };
+}
+
+/** The Items of a static ItemCollection that `keep` accepts, pages followed by their next links. */
+async function collectStatic(
+  first: Record<string, unknown>,
+  firstUrl: URL,
+  keep: (raw: unknown, f: FoundItem) => boolean,
+  limit: number,
+  client: JsonClient,
+  signal: AbortSignal | undefined,
+): Promise<Collected> {
+  const out: FoundItem[] = [];
+  let more = false;
+  let d: Record<string, unknown> | null = first;
+  let at = firstUrl;
+  while (d !== null) {
+    for (const raw of (Array.isArray(d['features']) ? d['features'] : []) as unknown[]) {
+      const f = found(raw, at);
+      if (!keep(raw, f)) continue;
+      if (out.length >= limit) {
+        more = true;
+        break;
+      }
+      out.push(f);
+    }
+    const next = linkOf(d, 'next')?.['href'];
+    if (more || typeof next !== 'string') break;
+    at = new URL(next, at);
+    d = (await client.json(at.href, { method: 'GET' }, signal)) as Record<string, unknown>;
+  }
+  return { items: out, more };
+}
+
+/** The body of an API search: the zones' bbox, a page size and the request's filters. */
+function searchBody(req: SearchRequest, bbox: [number, number, number, number], limit: number): Record<string, unknown> {
   const body: Record<string, unknown> = { bbox, limit: Math.min(PAGE, limit) };
   if (req.collections) body['collections'] = req.collections;
   if (req.datetime) body['datetime'] = req.datetime;
@@ -160,9 +202,15 @@ export async function searchItems(
     body['filter'] = req.filter;
     body['filter-lang'] = 'cql2-json';
   }
-  page.body = body;
-  if (page.method === 'GET') page.url = withQuery(page.url, body);
+  return body;
+}
+
+/** The Items of an API search from `page` on, following `next` links (POST with their body, merged when they say so, or GET). */
+async function collectApi(first: Page, limit: number, client: JsonClient, signal: AbortSignal | undefined): Promise<Collected> {
+  const out: FoundItem[] = [];
+  let more = false;
   const seen = new Set<string>();
+  let page: Page | null = first;
   for (let pages = 0; page !== null; pages++) {
     if (pages > 10_000) throw invalid('The STAC API keeps sending next pages.');
     const doc = (await client.json(page.url.href, page.method === 'POST' ? { method: 'POST', body: page.body } : { method: 'GET' }, signal)) as Record<
@@ -182,17 +230,22 @@ export async function searchItems(
     }
     const next = linkOf(doc, 'next');
     if (more || !next || typeof next['href'] !== 'string' || (doc['features'] as unknown[]).length === 0) break;
-    const url: URL = new URL(next['href'] as string, page.url);
-    if (next['method'] === 'POST') {
-      const nextBody = (next['body'] ?? {}) as Record<string, unknown>;
-      page = { url, method: 'POST', body: next['merge'] === true ? { ...page.body, ...nextBody } : nextBody };
-    } else {
-      page = { url, method: 'GET' };
-    }
+    page = nextPage(next, page);
   }
-  return finish(out, more, req, cap);
+  return { items: out, more };
 }
 
+/** The page a `next` link names: POST with its body (merged into the last one when it says so), else GET. */
+function nextPage(next: Record<string, unknown>, page: Page): Page {
+  const url: URL = new URL(next['href'] as string, page.url);
+  if (next['method'] === 'POST') {
+    const nextBody = (next['body'] ?? {}) as Record<string, unknown>;
+    return { url, method: 'POST', body: next['merge'] === true ? { ...page.body, ...nextBody } : nextBody };
+  }
+  return { url, method: 'GET' };
+}
+
+/** Sorted Items; past the cap without max_items, a 422 that says how to narrow the search. */
 function finish(items: FoundItem[], more: boolean, req: SearchRequest, cap: number): FoundItem[] {
   if (more && req.max_items === undefined) {
     throw new ZonalError(

@@ -146,6 +146,40 @@ function notParquet(): ZonalError {
 /** Opens a GeoParquet (or plain Parquet with a WKB geometry column) file: reads only its footer. */
 export async function openGeoParquet(source: ByteSource, geometryColumn: string | undefined, signal?: AbortSignal): Promise<VectorReader> {
   const byteLength = await source.size(signal);
+  const meta = await readFooter(source, byteLength, signal);
+  const top = parquetSchema(meta).children.map((c) => c.element);
+  const geoJson = meta.key_value_metadata?.find((kv) => kv.key === 'geo')?.value;
+  const geo = resolveGeoColumn(
+    geoJson,
+    top.map((e) => e.name),
+    geometryColumn,
+  );
+  const native = prepareGeometryColumn(
+    geo,
+    top.find((e) => e.name === geo.name),
+  );
+  const { rowGroups, numRows } = rowGroupInfos(meta, geo);
+  const columns = columnInfos(top, geo);
+  const scales = new Map(columns.filter((c) => c.decimalScale !== undefined).map((c) => [c.name, c.decimalScale as number]));
+  // Read decimal columns raw (see decimalValue).
+  for (const e of top) {
+    if (scales.has(e.name)) {
+      delete e.logical_type;
+      delete e.converted_type;
+    }
+  }
+  const fetchGroup = groupFetcher(source, { byteLength, meta, geometry: geo.name, native, scales }, signal);
+  return {
+    info: { geo, columns, rowGroups, numRows },
+    fetchGroup,
+    async readGroup(index, wanted) {
+      return decodeGroup(await fetchGroup(index, wanted));
+    },
+  };
+}
+
+/** The file's footer, parsed once per object version; a copy, since its schema elements get adjusted. */
+async function readFooter(source: ByteSource, byteLength: number, signal?: AbortSignal): Promise<FileMetaData> {
   const file = {
     byteLength,
     slice: (start: number, end?: number) => source.read(start, (end ?? byteLength) - start, signal),
@@ -159,17 +193,16 @@ export async function openGeoParquet(source: ByteSource, geometryColumn: string 
       throw notParquet();
     }
   });
-  // Schema elements are adjusted below (geometry and decimal columns): work on copies.
-  const meta: FileMetaData = { ...parsed, schema: parsed.schema.map((e) => ({ ...e })) };
-  const top = parquetSchema(meta).children.map((c) => c.element);
-  const geoJson = meta.key_value_metadata?.find((kv) => kv.key === 'geo')?.value;
-  const geo = resolveGeoColumn(
-    geoJson,
-    top.map((e) => e.name),
-    geometryColumn,
-  );
-  const geomElement = top.find((e) => e.name === geo.name);
-  // A GeoArrow (native) column is a nested list/struct column, converted row by row to WKB below.
+  // Schema elements are adjusted later (geometry and decimal columns): work on copies.
+  return { ...parsed, schema: parsed.schema.map((e) => ({ ...e })) };
+}
+
+/**
+ * Checks that the geometry column holds WKB bytes (or is a nested GeoArrow column) and returns its GeoArrow
+ * encoding, or null for WKB. A WKB column loses its logical type so hyparquet hands over the raw bytes.
+ */
+function prepareGeometryColumn(geo: GeoColumn, geomElement: SchemaElement | undefined): GeoArrowEncoding | null {
+  // A GeoArrow (native) column is a nested list/struct column, converted row by row to WKB in decodeGroup.
   const native = isGeoArrowEncoding(geo.encoding) ? geo.encoding : null;
   if (native && !geomElement?.num_children) {
     throw new ZonalError('invalid_source', `The geometry column "${geo.name}" is declared with the ${native} encoding but is not a nested column.`);
@@ -183,6 +216,11 @@ export async function openGeoParquet(source: ByteSource, geometryColumn: string 
   // Geometry stays WKB bytes: hyparquet would otherwise build GeoJSON objects for every row of the group.
   // (A native column's element is left alone: hyparquet knows its lists by their annotations.)
   if (!native && geomElement) delete geomElement.logical_type;
+  return native;
+}
+
+/** Each row group's first row, row count and covering bbox, and the file's row count. */
+function rowGroupInfos(meta: FileMetaData, geo: GeoColumn): { rowGroups: RowGroupInfo[]; numRows: number } {
   let rowStart = 0;
   const rowGroups = meta.row_groups.map((g, index) => {
     const numRows = Number(g.num_rows);
@@ -190,60 +228,68 @@ export async function openGeoParquet(source: ByteSource, geometryColumn: string 
     rowStart += numRows;
     return info;
   });
+  return { rowGroups, numRows: rowStart };
+}
+
+/** The top-level columns: numeric or not, with the decimal scale of DECIMAL columns. */
+function columnInfos(top: readonly SchemaElement[], geo: GeoColumn): ColumnInfo[] {
   // The geometry column is listed too (binary: never numeric), so asking for it is skipped, not refused.
-  const columns: ColumnInfo[] = top.map((e) => {
+  return top.map((e) => {
     const scale = e.logical_type?.type === 'DECIMAL' ? e.logical_type.scale : e.converted_type === 'DECIMAL' ? (e.scale ?? 0) : undefined;
     const numeric = e.name !== geo.name && isNumericColumn(e);
     return scale !== undefined ? { name: e.name, numeric, decimalScale: scale } : { name: e.name, numeric };
   });
-  const scales = new Map(columns.filter((c) => c.decimalScale !== undefined).map((c) => [c.name, c.decimalScale as number]));
-  // Read decimal columns raw (see decimalValue).
-  for (const e of top) {
-    if (scales.has(e.name)) {
-      delete e.logical_type;
-      delete e.converted_type;
-    }
-  }
-  const readerMeta = meta;
-  const fetchGroup = async (index: number, wanted: readonly string[]): Promise<GroupBytes> => {
-    const group = meta.row_groups[index];
+}
+
+/** What every fetch of a row group of one file shares. */
+interface GroupContext {
+  byteLength: number;
+  meta: FileMetaData;
+  geometry: string;
+  native: GeoArrowEncoding | null;
+  scales: ReadonlyMap<string, number>;
+}
+
+/** fetchGroup over the source: one read per merged run of the wanted column chunks. */
+function groupFetcher(source: ByteSource, ctx: GroupContext, signal?: AbortSignal): VectorReader['fetchGroup'] {
+  return async (index, wanted) => {
+    const group = ctx.meta.row_groups[index];
     if (!group) throw new Error(`no row group ${index}`);
-    const names = new Set([geo.name, ...wanted]);
-    // The column chunks asked for, merged across gaps of up to 8 KiB as hyparquet merges them when it
-    // reads (so every range it asks decodeGroup for lies inside one fetched range), one read each.
-    const wantedRanges = group.columns
-      .filter((c) => c.meta_data && names.has(c.meta_data.path_in_schema[0] as string))
-      .map((c) => {
-        const m = c.meta_data as NonNullable<typeof c.meta_data>;
-        const start = Number(m.dictionary_page_offset || m.data_page_offset);
-        return { start, end: start + Number(m.total_compressed_size) };
-      })
-      .sort((a, b) => a.start - b.start);
-    const merged: { start: number; end: number }[] = [];
-    for (const r of wantedRanges) {
-      const last = merged[merged.length - 1];
-      if (last && r.start <= last.end + COLUMN_GAP) last.end = Math.max(last.end, r.end);
-      else merged.push({ ...r });
-    }
+    const merged = columnChunkRanges(group, new Set([ctx.geometry, ...wanted]));
     const ranges = await Promise.all(merged.map(async (r) => ({ start: r.start, bytes: await source.read(r.start, r.end - r.start, signal) })));
     return {
-      byteLength,
+      byteLength: ctx.byteLength,
       ranges,
       // The footer with this row group alone, so that the bytes can be decoded anywhere (a worker).
-      meta: { ...readerMeta, row_groups: [group], num_rows: group.num_rows, key_value_metadata: undefined },
-      geometry: geo.name,
-      native,
+      meta: { ...ctx.meta, row_groups: [group], num_rows: group.num_rows, key_value_metadata: undefined },
+      geometry: ctx.geometry,
+      native: ctx.native,
       columns: [...wanted],
-      scales: wanted.map((c) => scales.get(c) ?? -1),
+      scales: wanted.map((c) => ctx.scales.get(c) ?? -1),
     };
   };
-  return {
-    info: { geo, columns, rowGroups, numRows: rowStart },
-    fetchGroup,
-    async readGroup(index, wanted) {
-      return decodeGroup(await fetchGroup(index, wanted));
-    },
-  };
+}
+
+/**
+ * The byte ranges of the column chunks named in `names`, merged across gaps of up to 8 KiB as hyparquet
+ * merges them when it reads (so every range it asks decodeGroup for lies inside one fetched range).
+ */
+function columnChunkRanges(group: FileMetaData['row_groups'][number], names: ReadonlySet<string>): { start: number; end: number }[] {
+  const wantedRanges = group.columns
+    .filter((c) => c.meta_data && names.has(c.meta_data.path_in_schema[0] as string))
+    .map((c) => {
+      const m = c.meta_data as NonNullable<typeof c.meta_data>;
+      const start = Number(m.dictionary_page_offset || m.data_page_offset);
+      return { start, end: start + Number(m.total_compressed_size) };
+    })
+    .sort((a, b) => a.start - b.start);
+  const merged: { start: number; end: number }[] = [];
+  for (const r of wantedRanges) {
+    const last = merged[merged.length - 1];
+    if (last && r.start <= last.end + COLUMN_GAP) last.end = Math.max(last.end, r.end);
+    else merged.push({ ...r });
+  }
+  return merged;
 }
 
 /** The bytes of one row group's column chunks and what decoding them needs (plain data: it crosses to a worker). */
