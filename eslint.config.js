@@ -24,7 +24,7 @@ export default tseslint.config(
     },
   },
   {
-    // Pure modules: no I/O, no HTTP (ARCHITECTURE §1).
+    // Pure modules: no I/O, no HTTP (docs/architecture.md).
     files: ['src/geometry/**/*.ts', 'src/coverage/**/*.ts', 'src/stats/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -36,6 +36,14 @@ export default tseslint.config(
           ],
         },
       ],
+    },
+  },
+  {
+    // Files and functions small enough to read at once (issue 22).
+    files: ['src/**/*.ts'],
+    rules: {
+      'max-lines': ['error', { max: 400 }],
+      'max-lines-per-function': ['error', { max: 80 }],
     },
   },
 );

@@ -144,104 +144,139 @@ async function askOnce(url: URL, job: Job, zones: readonly Zone[], signal: Abort
   return outcomes;
 }
 
-export async function* remoteOutcomes(job: Job, zones: readonly Zone[], options: RemoteOptions): AsyncGenerator<ZoneOutcome> {
-  const urls = options.servers.map((s) => endpoint(s, job.kind));
-  if (urls.length === 0) throw new CliError('--server needs at least one URL.');
-  const backoff = options.backoffMs ?? 250;
-  const stop = new AbortController();
-  const signal = AbortSignal.any([options.signal, stop.signal]);
+/** The zones cut into chunks of `size`, one request each. */
+function chunksOf(zones: readonly Zone[], size: number): Zone[][] {
   const chunks: Zone[][] = [];
-  for (let i = 0; i < zones.length; i += options.chunk) chunks.push(zones.slice(i, i + options.chunk));
+  for (let i = 0; i < zones.length; i += size) chunks.push(zones.slice(i, i + size));
+  return chunks;
+}
 
-  /** A chunk with its tries: the k-th chunk starts on server k (round robin), each retry moves to the next. */
-  const answerChunk = async (k: number): Promise<ZoneOutcome[]> => {
-    const chunk = chunks[k] as Zone[];
-    let last = '';
-    for (let attempt = 0; attempt <= options.retries; attempt++) {
-      const url = urls[(k + attempt) % urls.length] as URL;
-      try {
-        return await askOnce(url, job, chunk, signal);
-      } catch (e) {
-        if (!(e instanceof Retryable)) throw e;
-        last = e.message;
-        if (attempt === options.retries) break;
-        const delay = Math.min(MAX_BACKOFF_MS, backoff * 2 ** attempt) * (0.75 + Math.random() * 0.5);
-        await sleep(Math.max(delay, e.retryAfterMs ?? 0), signal);
-      }
+/** A chunk with its tries: the k-th chunk starts on server k (round robin), each retry moves to the next after a backoff. */
+async function answerChunk(
+  urls: readonly URL[],
+  job: Job,
+  chunk: readonly Zone[],
+  k: number,
+  options: RemoteOptions,
+  signal: AbortSignal,
+): Promise<ZoneOutcome[]> {
+  const backoff = options.backoffMs ?? 250;
+  let last = '';
+  for (let attempt = 0; attempt <= options.retries; attempt++) {
+    const url = urls[(k + attempt) % urls.length] as URL;
+    try {
+      return await askOnce(url, job, chunk, signal);
+    } catch (e) {
+      if (!(e instanceof Retryable)) throw e;
+      last = e.message;
+      if (attempt === options.retries) break;
+      const delay = Math.min(MAX_BACKOFF_MS, backoff * 2 ** attempt) * (0.75 + Math.random() * 0.5);
+      await sleep(Math.max(delay, e.retryAfterMs ?? 0), signal);
     }
-    const first = (chunk[0] as Zone).index;
-    const tries = options.retries + 1;
-    throw new CliError(
-      `Zones ${first}–${first + chunk.length - 1} were not answered after ${tries} ${tries === 1 ? 'try' : 'tries'}: ${last.replace(/\.$/, '')}.`,
-    );
-  };
+  }
+  const first = (chunk[0] as Zone).index;
+  const tries = options.retries + 1;
+  throw new CliError(
+    `Zones ${first}–${first + chunk.length - 1} were not answered after ${tries} ${tries === 1 ? 'try' : 'tries'}: ${last.replace(/\.$/, '')}.`,
+  );
+}
 
-  // Workers take chunks in order; a chunk is not started more than 4 × concurrency chunks ahead of the
-  // next one handed out (bounded memory); outcomes go out in input order. The first failure stops all.
-  const settled: (Promise<ZoneOutcome[]> | undefined)[] = new Array(chunks.length);
+/** What the workers and the in-order hand-out share while a run's chunks are answered. */
+interface ChunkRun {
+  readonly chunks: Zone[][];
+  /** Each started chunk's answer, until it is handed out. */
+  readonly settled: (Promise<ZoneOutcome[]> | undefined)[];
+  /** The next chunk to start. */
+  next: number;
+  /** The next chunk to hand out. */
+  handed: number;
+  /** How far past the next chunk handed out one may start (bounded memory). */
+  readonly ahead: number;
+  /** Workers waiting for the hand-out to move on. */
+  waiting: (() => void)[];
+  /** Tells the hand-out that a chunk was started. */
+  started: () => void;
+  /** Rejected with the first failure (a chunk's, or the caller's abort). */
+  readonly failed: Promise<never>;
+  /** Records a failure: the first one rejects `failed`. */
+  readonly fail: (e: unknown) => void;
+}
+
+/** A run's shared state, nothing started yet. */
+function chunkRun(chunks: Zone[][], concurrency: number): ChunkRun {
   let failNow!: (e: unknown) => void;
   const failed = new Promise<never>((_, reject) => (failNow = reject));
   failed.catch(() => undefined);
   let failure = false;
-  let next = 0;
-  let handed = 0;
-  let waiting: (() => void)[] = [];
-  const wakeAll = (): void => {
-    const w = waiting;
-    waiting = [];
-    for (const f of w) f();
-  };
-  const ahead = 4 * options.concurrency;
-  let started: () => void = () => undefined;
-  const worker = async (): Promise<void> => {
-    for (;;) {
-      if (signal.aborted) return;
-      const k = next;
-      if (k >= chunks.length) return;
-      if (k >= handed + ahead) {
-        await new Promise<void>((r) => waiting.push(r));
-        continue;
-      }
-      next++;
-      const p = answerChunk(k);
-      settled[k] = p;
-      p.catch(() => undefined);
-      started();
-      try {
-        await p;
-      } catch (e) {
-        if (!failure) {
-          failure = true;
-          failNow(e);
-        }
-        stop.abort();
-        return;
-      }
-    }
-  };
-  // Stopped from outside (Ctrl-C): whatever the workers wait for.
-  const onAbort = (): void => {
+  const fail = (e: unknown): void => {
     if (!failure) {
       failure = true;
-      failNow(options.signal.reason);
+      failNow(e);
     }
-    wakeAll();
+  };
+  return { chunks, settled: new Array(chunks.length), next: 0, handed: 0, ahead: 4 * concurrency, waiting: [], started: () => undefined, failed, fail };
+}
+
+/** Wakes the workers waiting for the hand-out to move on (or for the run to stop). */
+function wakeAll(run: ChunkRun): void {
+  const w = run.waiting;
+  run.waiting = [];
+  for (const f of w) f();
+}
+
+/** One worker: takes the chunks in order, never more than `ahead` past the hand-out; a failure stops all. */
+async function chunkWorker(run: ChunkRun, answer: (k: number) => Promise<ZoneOutcome[]>, signal: AbortSignal, stop: AbortController): Promise<void> {
+  for (;;) {
+    if (signal.aborted) return;
+    const k = run.next;
+    if (k >= run.chunks.length) return;
+    if (k >= run.handed + run.ahead) {
+      await new Promise<void>((r) => run.waiting.push(r));
+      continue;
+    }
+    run.next++;
+    const p = answer(k);
+    run.settled[k] = p;
+    p.catch(() => undefined);
+    run.started();
+    try {
+      await p;
+    } catch (e) {
+      run.fail(e);
+      stop.abort();
+      return;
+    }
+  }
+}
+
+export async function* remoteOutcomes(job: Job, zones: readonly Zone[], options: RemoteOptions): AsyncGenerator<ZoneOutcome> {
+  const urls = options.servers.map((s) => endpoint(s, job.kind));
+  if (urls.length === 0) throw new CliError('--server needs at least one URL.');
+  const stop = new AbortController();
+  const signal = AbortSignal.any([options.signal, stop.signal]);
+  const run = chunkRun(chunksOf(zones, options.chunk), options.concurrency);
+  const answer = (k: number): Promise<ZoneOutcome[]> => answerChunk(urls, job, run.chunks[k] as Zone[], k, options, signal);
+  // Stopped from outside (Ctrl-C): whatever the workers wait for.
+  const onAbort = (): void => {
+    run.fail(options.signal.reason);
+    wakeAll(run);
   };
   options.signal.addEventListener('abort', onAbort, { once: true });
-  const workers = Array.from({ length: Math.min(options.concurrency, chunks.length) }, worker);
+  const workers = Array.from({ length: Math.min(options.concurrency, run.chunks.length) }, () => chunkWorker(run, answer, signal, stop));
   try {
-    while (handed < chunks.length) {
-      while (settled[handed] === undefined) await Promise.race([new Promise<void>((r) => (started = r)), failed]);
-      const outcomes = await Promise.race([settled[handed] as Promise<ZoneOutcome[]>, failed]);
-      settled[handed] = undefined;
-      handed++;
-      wakeAll();
+    // Outcomes go out in input order, each chunk as soon as it and all before it are answered.
+    while (run.handed < run.chunks.length) {
+      while (run.settled[run.handed] === undefined) await Promise.race([new Promise<void>((r) => (run.started = r)), run.failed]);
+      const outcomes = await Promise.race([run.settled[run.handed] as Promise<ZoneOutcome[]>, run.failed]);
+      run.settled[run.handed] = undefined;
+      run.handed++;
+      wakeAll(run);
       yield* outcomes;
     }
   } finally {
     options.signal.removeEventListener('abort', onAbort);
     stop.abort();
-    wakeAll();
+    wakeAll(run);
     await Promise.allSettled(workers);
   }
 }

@@ -12,9 +12,24 @@ import { decodedTiles } from '../raster/decode.ts';
 import { currentReadCache } from '../source/cache.ts';
 import type { FoldRunner } from '../workers/pool.ts';
 
-export const metricsPlugin = fp<{ runner: FoldRunner }>(async (app: FastifyInstance, opts) => {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'zonal_' });
+type Read = () => [Record<string, string>, number][];
+
+/** A counter whose value is read from a tally at scrape time. */
+function counterFrom(registry: Registry, name: string, help: string, labels: string[], read: Read): Counter {
+  return new Counter({
+    name,
+    help,
+    labelNames: labels,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [l, v] of read()) this.inc(l, v);
+    },
+  });
+}
+
+/** Request durations, observed as each answer goes out. */
+function requestDurations(app: FastifyInstance, registry: Registry): void {
   const duration = new Histogram({
     name: 'zonal_http_request_duration_seconds',
     help: 'Time from request to answer, by route, method and status.',
@@ -26,35 +41,34 @@ export const metricsPlugin = fp<{ runner: FoldRunner }>(async (app: FastifyInsta
     // The route's pattern, never the raw URL (bounded label values); unknown paths share one label.
     duration.observe({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
+}
 
-  /** A counter whose value is read from a tally at scrape time. */
-  const fromMap = (name: string, help: string, labels: string[], read: () => [Record<string, string>, number][]) =>
-    new Counter({
-      name,
-      help,
-      labelNames: labels,
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const [l, v] of read()) this.inc(l, v);
-      },
-    });
-  fromMap('zonal_upstream_requests_total', 'Reads from sources, by scheme (cache hits are not reads).', ['scheme'], () =>
+/** Reads, bytes and failed reads from sources, by scheme. */
+function upstreamMetrics(registry: Registry): void {
+  counterFrom(registry, 'zonal_upstream_requests_total', 'Reads from sources, by scheme (cache hits are not reads).', ['scheme'], () =>
     [...tally.upstreamRequests].map(([k, v]) => [{ scheme: k }, v]),
   );
-  fromMap('zonal_upstream_bytes_total', 'Bytes read from sources, by scheme.', ['scheme'], () => [...tally.upstreamBytes].map(([k, v]) => [{ scheme: k }, v]));
-  fromMap('zonal_upstream_errors_total', 'Failed reads from sources, by scheme and reason.', ['scheme', 'reason'], () =>
+  counterFrom(registry, 'zonal_upstream_bytes_total', 'Bytes read from sources, by scheme.', ['scheme'], () =>
+    [...tally.upstreamBytes].map(([k, v]) => [{ scheme: k }, v]),
+  );
+  counterFrom(registry, 'zonal_upstream_errors_total', 'Failed reads from sources, by scheme and reason.', ['scheme', 'reason'], () =>
     [...tally.upstreamErrors].map(([k, v]) => {
       const [scheme, reason] = k.split('\n');
       return [{ scheme: scheme ?? '', reason: reason ?? '' }, v];
     }),
   );
+}
+
+/** Hits, misses and bytes held of each cache. */
+function cacheMetrics(registry: Registry): void {
   const caches = (): [string, number, number][] => [
     ...[...tally.cache].map(([name, [h, m]]): [string, number, number] => [name, h, m]),
     ['decoded_tiles', decodedTiles.hits, decodedTiles.misses],
   ];
-  fromMap('zonal_cache_hits_total', 'Cache lookups that found what they asked for, by cache.', ['cache'], () => caches().map(([c, h]) => [{ cache: c }, h]));
-  fromMap('zonal_cache_misses_total', 'Cache lookups that did not, by cache.', ['cache'], () => caches().map(([c, , m]) => [{ cache: c }, m]));
+  counterFrom(registry, 'zonal_cache_hits_total', 'Cache lookups that found what they asked for, by cache.', ['cache'], () =>
+    caches().map(([c, h]) => [{ cache: c }, h]),
+  );
+  counterFrom(registry, 'zonal_cache_misses_total', 'Cache lookups that did not, by cache.', ['cache'], () => caches().map(([c, , m]) => [{ cache: c }, m]));
   new Gauge({
     name: 'zonal_cache_bytes',
     help: 'Bytes held, by cache.',
@@ -65,12 +79,16 @@ export const metricsPlugin = fp<{ runner: FoldRunner }>(async (app: FastifyInsta
       this.set({ cache: 'decoded_tiles' }, decodedTiles.bytes);
     },
   });
+}
+
+/** The worker pool's queue, utilisation and inflater, read from the runner at scrape time. */
+function workerMetrics(registry: Registry, runner: FoldRunner): void {
   new Gauge({
     name: 'zonal_worker_queue_tasks',
     help: 'Worker pool tasks queued or running.',
     registers: [registry],
     collect() {
-      this.set(opts.runner.pending);
+      this.set(runner.pending);
     },
   });
   new Gauge({
@@ -78,7 +96,7 @@ export const metricsPlugin = fp<{ runner: FoldRunner }>(async (app: FastifyInsta
     help: "Share of the worker threads' time spent running tasks since start (0..1).",
     registers: [registry],
     collect() {
-      this.set(opts.runner.utilization);
+      this.set(runner.utilization);
     },
   });
   new Gauge({
@@ -87,12 +105,17 @@ export const metricsPlugin = fp<{ runner: FoldRunner }>(async (app: FastifyInsta
     labelNames: ['backend'],
     registers: [registry],
     async collect() {
-      const { backend } = await opts.runner.inflate;
+      const { backend } = await runner.inflate;
       this.reset();
       this.set({ backend }, 1);
     },
   });
-  fromMap(
+}
+
+/** Raster fold tasks' seconds per phase and work done, then pixels, features and zones processed. */
+function workMetrics(registry: Registry): void {
+  counterFrom(
+    registry,
     'zonal_fold_phase_seconds_total',
     'Raster fold tasks: seconds per phase, summed over tasks (inflate, samples, coverage, fold, worker: in the worker threads; fetch, run: on the main thread).',
     ['phase'],
@@ -131,6 +154,16 @@ export const metricsPlugin = fp<{ runner: FoldRunner }>(async (app: FastifyInsta
       },
     });
   }
+}
+
+export const metricsPlugin = fp<{ runner: FoldRunner }>(async (app: FastifyInstance, opts) => {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'zonal_' });
+  requestDurations(app, registry);
+  upstreamMetrics(registry);
+  cacheMetrics(registry);
+  workerMetrics(registry, opts.runner);
+  workMetrics(registry);
 
   app.get('/metrics', { schema: { tags: ['meta'], summary: 'Prometheus metrics', hide: true } }, async (_request, reply) => {
     reply.type(registry.contentType);

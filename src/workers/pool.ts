@@ -47,43 +47,52 @@ function blockBuffers(...groups: Blocks[]): ArrayBuffer[] {
   return [...new Set(groups.flatMap((blocks) => blocks.flatMap((b) => [...b.planes, b.mask])).filter((x): x is ArrayBuffer => x !== null))];
 }
 
-export function createFoldRunner(workers: number): FoldRunner {
-  if (workers <= 0) {
-    let pending = 0;
-    // Counted while it runs, as the pool counts its tasks (load shedding reads `pending`).
-    const counted = async <T>(work: () => Promise<T>): Promise<T> => {
+/** A count of the tasks queued or running, and a wrapper that counts one while it runs (load shedding reads `pending`). */
+function taskCounter(): { readonly pending: number; count<T>(work: () => Promise<T>): Promise<T> } {
+  let pending = 0;
+  return {
+    get pending() {
+      return pending;
+    },
+    async count<T>(work: () => Promise<T>): Promise<T> {
       pending++;
       try {
         return await work();
       } finally {
         pending--;
       }
-    };
-    return {
-      run: (task) => counted(() => foldTiles(task)),
-      vectorGroup: (task) => counted(() => vectorGroup(task)),
-      vectorGroupZones: (task) => counted(() => vectorGroupZones(task)),
-      async unionAreas(jobs) {
-        return unionAreas(jobs);
-      },
-      preview: (task) => counted(() => previewGrid(task)),
-      async overlapGroups(boxes) {
-        return overlapGroups(boxes);
-      },
-      get pending() {
-        return pending;
-      },
-      utilization: 0,
-      inflate: Promise.resolve(inflateBackend()),
-      async close() {},
-    };
-  }
-  // sharp's native libraries must be loaded by the main thread before any worker loads them (glibc).
-  // A failure here resurfaces as a decode error of the first JPEG or WebP tile, not as a crash.
-  const preload = preloadImageCodecs().catch(() => undefined);
+    },
+  };
+}
+
+/** `workers: 0`: every task runs inline on the calling thread, counted as the pool counts its tasks. */
+function inlineRunner(): FoldRunner {
+  const tasks = taskCounter();
+  return {
+    run: (task) => tasks.count(() => foldTiles(task)),
+    vectorGroup: (task) => tasks.count(() => vectorGroup(task)),
+    vectorGroupZones: (task) => tasks.count(() => vectorGroupZones(task)),
+    async unionAreas(jobs) {
+      return unionAreas(jobs);
+    },
+    preview: (task) => tasks.count(() => previewGrid(task)),
+    async overlapGroups(boxes) {
+      return overlapGroups(boxes);
+    },
+    get pending() {
+      return tasks.pending;
+    },
+    utilization: 0,
+    inflate: Promise.resolve(inflateBackend()),
+    async close() {},
+  };
+}
+
+/** The piscina pool of fold-worker threads, all started at boot, with the heap limits and loader they need. */
+function startPool(workers: number): Piscina {
   const self = new URL(import.meta.url);
   const isTs = self.pathname.endsWith('.ts');
-  const pool = new Piscina({
+  return new Piscina({
     filename: new URL(isTs ? './fold-worker.ts' : './fold-worker.js', self).href,
     // Every thread starts at boot and loads its modules and WASM at once (the first request after a start
     // used to wait ~0.6 s for them).
@@ -99,21 +108,80 @@ export function createFoldRunner(workers: number): FoldRunner {
     // (node --cpu-prof) profiles the threads too (bench/stac's per-tile profile).
     execArgv: [...(isTs ? ['--import', 'tsx'] : []), ...process.execArgv.filter((a) => a.startsWith('--cpu-prof'))],
   });
+}
+
+/** Warms every thread; the first answer tells the threads' inflater (a thread that fails to warm is replaced by piscina). */
+function warmThreads(pool: Piscina, workers: number): Promise<InflateInfo> {
   const warmed = Array.from({ length: workers }, () => pool.run(null, { name: 'warm' }) as Promise<InflateInfo>);
-  // A thread that fails to warm is replaced by piscina; the first answer tells the threads' inflater.
   const inflate = Promise.any(warmed).catch(() => inflateBackend());
   for (const w of warmed) w.catch(() => undefined);
-  let pending = 0;
+  return inflate;
+}
+
+interface UnionBatch {
+  jobs: UnionJob[];
+  /** Each job's index in the caller's list. */
+  at: number[];
+  size: number;
+}
+
+/** Union jobs dealt by size into one batch per worker (at most), so the unions run side by side. */
+function unionBatches(jobs: UnionJob[], workers: number): UnionBatch[] {
+  const batches: UnionBatch[] = Array.from({ length: Math.min(workers, jobs.length) }, () => ({
+    jobs: [],
+    at: [],
+    size: 0,
+  }));
+  jobs
+    .map((j, k) => ({ j, k, size: j.pieces.reduce((n, p) => n + p.length, 0) }))
+    .sort((a, b) => b.size - a.size)
+    .forEach(({ j, k, size }) => {
+      const b = batches.reduce((m, x) => (x.size < m.size ? x : m));
+      b.jobs.push(j);
+      b.at.push(k);
+      b.size += size;
+    });
+  return batches;
+}
+
+/** Areas of union jobs, a batch per worker on the pool, put back in the jobs' order. */
+async function poolUnionAreas(pool: Piscina, workers: number, jobs: UnionJob[], signal?: AbortSignal): Promise<number[]> {
+  const batches = unionBatches(jobs, workers);
+  const out = new Array<number>(jobs.length).fill(0);
+  await Promise.all(
+    batches.map(async (b) => {
+      const areas = (await pool.run(b.jobs, { name: 'unionAreas', ...(signal ? { signal } : {}) })) as number[];
+      areas.forEach((a, i) => (out[b.at[i] as number] = a));
+    }),
+  );
+  return out;
+}
+
+/**
+ * Share of the threads' time spent on tasks, 0..1. piscina 5.3's own `utilization` divides the mean run
+ * time, already in milliseconds, by 1000 again (two workers busy 1 s of 1.03 s read 0.001): the same
+ * formula from its public figures, in ms.
+ */
+function poolUtilization(pool: Piscina, workers: number): number {
+  const mean = pool.histogram.runTime?.mean ?? 0;
+  const capacity = pool.duration * workers;
+  return capacity > 0 ? Math.min(1, (mean * pool.completed) / capacity) : 0;
+}
+
+/** The tasks run on a pool of `workers` threads, their buffers moved (not copied) to the thread. */
+function poolRunner(workers: number): FoldRunner {
+  // sharp's native libraries must be loaded by the main thread before any worker loads them (glibc).
+  // A failure here resurfaces as a decode error of the first JPEG or WebP tile, not as a crash.
+  const preload = preloadImageCodecs().catch(() => undefined);
+  const pool = startPool(workers);
+  const inflate = warmThreads(pool, workers);
+  const tasks = taskCounter();
   /** One task on the pool (`name`: the worker's export; the default export folds tiles), counted while queued or running. */
-  const send = async <T>(name: string | undefined, task: unknown, transferList: ArrayBuffer[], signal?: AbortSignal): Promise<T> => {
-    pending++;
-    try {
+  const send = <T>(name: string | undefined, task: unknown, transferList: ArrayBuffer[], signal?: AbortSignal): Promise<T> =>
+    tasks.count(async () => {
       await preload;
       return (await pool.run(task, { ...(name ? { name } : {}), transferList, ...(signal ? { signal } : {}) })) as T;
-    } finally {
-      pending--;
-    }
-  };
+    });
   return {
     run: (task, signal) =>
       send<FoldResult>(undefined, task, blockBuffers(task.blocks, ...(task.extras ?? []).map((e) => e.blocks), task.classes?.blocks ?? []), signal),
@@ -133,49 +201,21 @@ export function createFoldRunner(workers: number): FoldRunner {
       ),
     preview: (task, signal) => send<PreviewGrid>('preview', task, blockBuffers(task.blocks), signal),
     overlapGroups: (boxes, signal) => send<number[][]>('overlapGroups', boxes, [boxes.buffer as ArrayBuffer], signal),
-    async unionAreas(jobs, signal) {
-      pending++;
-      try {
-        // One batch per worker, dealt by size, so the unions run side by side.
-        const batches: { jobs: UnionJob[]; at: number[]; size: number }[] = Array.from({ length: Math.min(workers, jobs.length) }, () => ({
-          jobs: [],
-          at: [],
-          size: 0,
-        }));
-        jobs
-          .map((j, k) => ({ j, k, size: j.pieces.reduce((n, p) => n + p.length, 0) }))
-          .sort((a, b) => b.size - a.size)
-          .forEach(({ j, k, size }) => {
-            const b = batches.reduce((m, x) => (x.size < m.size ? x : m));
-            b.jobs.push(j);
-            b.at.push(k);
-            b.size += size;
-          });
-        const out = new Array<number>(jobs.length).fill(0);
-        await Promise.all(
-          batches.map(async (b) => {
-            const areas = (await pool.run(b.jobs, { name: 'unionAreas', ...(signal ? { signal } : {}) })) as number[];
-            areas.forEach((a, i) => (out[b.at[i] as number] = a));
-          }),
-        );
-        return out;
-      } finally {
-        pending--;
-      }
-    },
+    unionAreas: (jobs, signal) => tasks.count(() => poolUnionAreas(pool, workers, jobs, signal)),
     get pending() {
-      return pending;
+      return tasks.pending;
     },
     get utilization() {
-      // piscina 5.3's own `utilization` divides the mean run time, already in milliseconds, by 1000 again
-      // (two workers busy 1 s of 1.03 s read 0.001): the same formula from its public figures, in ms.
-      const mean = pool.histogram.runTime?.mean ?? 0;
-      const capacity = pool.duration * workers;
-      return capacity > 0 ? Math.min(1, (mean * pool.completed) / capacity) : 0;
+      return poolUtilization(pool, workers);
     },
     inflate,
     async close() {
       await pool.destroy();
     },
   };
+}
+
+/** The worker pool with `workers` threads, or the inline runner with `workers: 0` (tests only). */
+export function createFoldRunner(workers: number): FoldRunner {
+  return workers <= 0 ? inlineRunner() : poolRunner(workers);
 }
