@@ -43,7 +43,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
     ajv: {
       customOptions: {
-        // Unknown fields are 422 (CONTRACT §1), never silently dropped or coerced.
+        // Unknown fields are 422 (contract §1), never silently dropped or coerced.
         removeAdditional: false,
         coerceTypes: false,
         useDefaults: false,
@@ -53,7 +53,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  // Only JSON bodies are accepted (CONTRACT §1): text/plain would otherwise parse and fail the schema (422).
+  // Only JSON bodies are accepted (contract §1): text/plain would otherwise parse and fail the schema (422).
   app.removeContentTypeParser('text/plain');
   // Responses are plain JSON: the schemas document them, JSON.stringify writes them exactly.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));

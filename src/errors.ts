@@ -1,5 +1,5 @@
 /**
- * The one error catalogue (CONTRACT §6): every failure a user can cause is a ZonalError with a stable
+ * The one error catalogue (contract §6): every failure a user can cause is a ZonalError with a stable
  * snake_case `code`; this file alone maps codes to HTTP statuses and titles. Pure modules throw these
  * and know nothing of HTTP.
  */

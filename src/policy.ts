@@ -1,5 +1,5 @@
 /**
- * Pure URL policy (CONTRACT §6, 403 url_forbidden): which protocols, which network addresses and which
+ * Pure URL policy (contract §6, 403 url_forbidden): which protocols, which network addresses and which
  * local paths a source may use. No I/O here: callers resolve names and real paths, then ask.
  */
 import { isAbsolute, relative, sep } from 'node:path';
@@ -100,7 +100,7 @@ export function invalidCidrs(list: readonly string[]): string[] {
 }
 
 /**
- * Whether a connection to `ip` is allowed (CONTRACT §6, §7). `true` allows every address, `false` only
+ * Whether a connection to `ip` is allowed (contract §6, §7). `true` allows every address, `false` only
  * public ones, and a list of CIDR ranges allows public addresses plus those ranges. An IPv4-mapped IPv6
  * address matches IPv4 ranges. A string that is not an IP literal is never allowed.
  */

@@ -1,5 +1,5 @@
 /**
- * Batch benchmark driver (many zones in one request, CONTRACT §8). Run through `bash bench/batch/run.sh`,
+ * Batch benchmark driver (many zones in one request, contract §8). Run through `bash bench/batch/run.sh`,
  * which makes the data and installs autocannon first. See bench/batch/README.md.
  *
  * In one run, each side in its own process, on local files (file://, warm in the page cache). The main data

@@ -2,7 +2,7 @@
  * The naive full scan of the vector benchmark, in its own process (for a clean peak RSS): reads EVERY
  * row group of the file over HTTP with hyparquet (geometry, pop and value columns; hyparquet decodes
  * the WKB to GeoJSON), tests every feature against every AOI and folds the statistics the service is
- * asked for, by the contract's rules (CONTRACT §5, intersect mode, weighting by intersection area):
+ * asked for, by the contract's rules (contract §5, intersect mode, weighting by intersection area):
  *   count  = features whose intersection has positive area (value not null);
  *   min, max = of the values of those features;
  *   mean   = Σ v·A∩ / Σ A∩;          sum = Σ v·A∩/A_feature (areal share);

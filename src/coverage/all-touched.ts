@@ -1,5 +1,5 @@
 /**
- * The all-touched rule (CONTRACT §5 "Raster rules", `pixels: "all_touched"`; GDAL's ALL_TOUCHED): every cell
+ * The all-touched rule (contract §5 "Raster rules", `pixels: "all_touched"`; GDAL's ALL_TOUCHED): every cell
  * that the polygon's interior or boundary touches is selected with weight 1. Pure.
  *
  * The rule, exactly: cell (c, r) is selected when its CLOSED square [c, c+1] × [r, r+1] meets the closed

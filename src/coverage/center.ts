@@ -1,5 +1,5 @@
 /**
- * The pixel-centre rule (CONTRACT §5 "Raster rules"; GDAL / rasterstats): a cell is selected, weight 1, when
+ * The pixel-centre rule (contract §5 "Raster rules"; GDAL / rasterstats): a cell is selected, weight 1, when
  * its centre lies inside the (multi)polygon. Pure.
  *
  * Edge rule, the one GDAL's rasterizer (`GDALdllImageFilledPolygon`) uses, written so that two polygons sharing

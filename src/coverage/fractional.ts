@@ -1,5 +1,5 @@
 /**
- * Exact fractional coverage (CONTRACT §5 "Raster rules", `pixels: "fractional"`): the weight of a cell is the
+ * Exact fractional coverage (contract §5 "Raster rules", `pixels: "fractional"`): the weight of a cell is the
  * area of the cell inside the (multi)polygon divided by the cell's area, computed analytically on the unit
  * grid of pixel coordinates. Holes subtract; the parts of a multipolygon add. Not supersampling. Pure.
  *

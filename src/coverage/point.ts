@@ -1,5 +1,5 @@
 /**
- * The bare-point rule (CONTRACT §5 "Raster rules"): the one cell that contains the point. Pure.
+ * The bare-point rule (contract §5 "Raster rules"): the one cell that contains the point. Pure.
  */
 import type { Coverage } from './coverage.ts';
 

@@ -1,5 +1,5 @@
 /**
- * The area of interest (CONTRACT §3), pure: a schema-checked GeoJSON Point (+ radius), Polygon or
+ * The area of interest (contract §3), pure: a schema-checked GeoJSON Point (+ radius), Polygon or
  * MultiPolygon → a validated `Aoi` in WGS84 lon/lat, split at the antimeridian so that every longitude
  * lies in [−180, 180], exterior rings counter-clockwise and holes clockwise.
  *
@@ -43,7 +43,7 @@ const WORLD_BOX: Ring = [
   [-180, -90],
 ];
 
-/** Validate and normalise an AOI (CONTRACT §3). Throws ZonalError('invalid_geometry' | 'too_many_vertices'). */
+/** Validate and normalise an AOI (contract §3). Throws ZonalError('invalid_geometry' | 'too_many_vertices'). */
 export function parseAoi(input: AoiInput, limits: AoiLimits): Aoi {
   if (input.type === 'Point') return parsePoint(input, limits);
   const multi = input.type === 'MultiPolygon';
@@ -65,7 +65,7 @@ export function parseAoi(input: AoiInput, limits: AoiLimits): Aoi {
   if (polygons.length > 1) checkPartsDisjoint(pieces, sourceOf, names);
   const out = pieces.map(splitLongEdges);
   const areaM2 = ellipsoidalAreaM2(out);
-  // Holes that cover their shell leave nothing (CONTRACT §3: invalid polygons are 422).
+  // Holes that cover their shell leave nothing (contract §3: invalid polygons are 422).
   if (!(areaM2 > 0)) throw new ZonalError('invalid_geometry', 'The area of interest has no area: its holes cover it entirely.');
   return { kind: 'area', polygons: out, areaM2, source: 'polygon' };
 }

@@ -26,7 +26,7 @@ const DEG = Math.PI / 180;
 
 /**
  * Vertices of a geodesic circle. An inscribed N-gon has relative area deficit ≈ 2π²/(3N²): 1.0e-4 for
- * N = 256, ten times inside the 0.1 % of CONTRACT §3 (measured in test/geometry/geodesic.test.ts).
+ * N = 256, ten times inside the 0.1 % of contract §3 (measured in test/geometry/geodesic.test.ts).
  */
 export const CIRCLE_VERTICES = 256;
 

@@ -1,7 +1,7 @@
 /**
  * Coordinate transformation (pure): the only proj4 user. Polygon edges are straight in the
  * SOURCE coordinates (lon/lat for an AOI, as GeoJSON says), so a long edge becomes a curve in the target
- * CRS; `transformPolygons` follows that curve by adaptive subdivision (CONTRACT §5: "edges densified so
+ * CRS; `transformPolygons` follows that curve by adaptive subdivision (contract §5: "edges densified so
  * long edges stay true").
  */
 import proj4, { type Converter } from 'proj4';

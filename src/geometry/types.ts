@@ -12,7 +12,7 @@ export type MultiPolygonCoords = PolygonCoords[];
 export type BBox = [number, number, number, number];
 
 /**
- * A validated area of interest (CONTRACT §3), in WGS84 lon/lat.
+ * A validated area of interest (contract §3), in WGS84 lon/lat.
  * - `point`: a bare point (no radius or radius 0).
  * - `area`: a polygon, multipolygon or geodesic circle, split at the antimeridian so that every
  *   longitude lies in [-180, 180]; `areaM2` is its area on the WGS84 ellipsoid.

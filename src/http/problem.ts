@@ -1,5 +1,5 @@
 /**
- * The only writer of problem+json (CONTRACT §6): error handler, not-found handler and the mapping of
+ * The only writer of problem+json (contract §6): error handler, not-found handler and the mapping of
  * Fastify's own errors. Anything unexpected becomes a 500 whose detail carries the request id that
  * is also in the log line; no stack, library message or server path ever reaches a client.
  */

@@ -9,7 +9,7 @@ import type { Selection } from './plan.ts';
 import type { AccumulatorSnapshot } from '../stats/accumulator.ts';
 import type { StatName } from '../stats/names.ts';
 
-/** How a band's raw samples become values (CONTRACT §5 raster rules). */
+/** How a band's raw samples become values (contract §5 raster rules). */
 export interface FoldBand {
   /** Raw nodata value as the band's samples can hold it (see effectiveNodata), or null. */
   nodata: number | null;

@@ -1,5 +1,5 @@
 /**
- * True ground area of pixels on the WGS84 ellipsoid, for `data_area` (CONTRACT §5), pure.
+ * True ground area of pixels on the WGS84 ellipsoid, for `data_area` (contract §5), pure.
  * - Geographic grids (not rotated): the exact area of the cell between two parallels and two meridians, per row.
  * - Projected grids: the geodesic area of the pixel's outline mapped back to lon/lat, sampled on a
  *   lattice at most LATTICE_M metres (and LATTICE_PX pixels) apart and interpolated bilinearly in

@@ -1,5 +1,5 @@
 /**
- * Pure pixel helpers: validity (nodata, NaN, mask) (CONTRACT §5 raster rules). Sample decoding is in
+ * Pure pixel helpers: validity (nodata, NaN, mask) (contract §5 raster rules). Sample decoding is in
  * samples.ts.
  */
 import type { TileCodec } from './geotiff-adapter.ts';

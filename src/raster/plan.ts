@@ -40,7 +40,7 @@ export interface PlanLimits {
   maxPixels: number;
   /** Pixels allowed at the level approx_stats chooses. */
   maxApproxPixels: number;
-  /** approx_stats reads the coarsest level that still gives this many AOI pixels (CONTRACT §5). */
+  /** approx_stats reads the coarsest level that still gives this many AOI pixels (contract §5). */
   approxMinPixels: number;
 }
 

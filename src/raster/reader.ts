@@ -22,7 +22,7 @@ export interface RasterLevel extends PlanLevel {
   readonly mask: IfdInfo | null;
 }
 
-export interface RasterInfo {
+interface RasterInfo {
   readonly levels: readonly RasterLevel[];
   readonly bandCount: number;
   readonly crs: CrsInfo;
@@ -60,7 +60,7 @@ export interface RasterReader {
 }
 
 /** The data type of a sample ("uint8" … "float64"; packed depths widened), or null when we do not read it. */
-export function dtypeOf(codec: TileCodec, sample: number): string | null {
+function dtypeOf(codec: TileCodec, sample: number): string | null {
   const type = sampleType(codec.sampleFormat[sample] ?? 1, codec.bitsPerSample[sample] ?? 8);
   return 'dtype' in type ? type.dtype : null;
 }
@@ -79,7 +79,7 @@ function refuse(what: string, remedy = REENCODE): ZonalError {
  * Every reason an IFD's tiles could not be decoded exactly, checked before any tile is read, so that a
  * file we cannot read is a 422 naming why rather than a wrong number.
  */
-export function checkReadable(codec: TileCodec, what = 'raster'): void {
+function checkReadable(codec: TileCodec, what = 'raster'): void {
   const { compression, predictor } = codec;
   if (!compressionSupported(compression)) throw refuse(`uses ${compressionName(compression)}`);
   const bits = codec.bitsPerSample[0] ?? 8;

@@ -104,7 +104,7 @@ function walkSegment(a: Position, b: Position, visit: (x: number, y: number) => 
 }
 
 /**
- * approx_stats (CONTRACT §5): the coarsest level at which the AOI still covers at least `minPixels`
+ * approx_stats (contract §5): the coarsest level at which the AOI still covers at least `minPixels`
  * pixels; full resolution when it covers fewer. `pixelsAt(level)` counts the AOI window at a level.
  */
 export function chooseLevel(levelCount: number, pixelsAt: (level: number) => number, minPixels: number): number {

@@ -1,12 +1,12 @@
 /**
- * The AOI request schema (CONTRACT §3). The schema checks shapes and number ranges; geometric validity
+ * The AOI request schema (contract §3). The schema checks shapes and number ranges; geometric validity
  * (closed rings, self-intersections, antimeridian rules) is checked by geometry/aoi.ts with clearer messages.
  */
 import { Type, type Static } from '@sinclair/typebox';
 
 const Lon = Type.Number({ minimum: -180, maximum: 180 });
 const Lat = Type.Number({ minimum: -90, maximum: 90 });
-// Polygon rings may continue across the antimeridian up to ±360 (CONTRACT §3).
+// Polygon rings may continue across the antimeridian up to ±360 (contract §3).
 const RingLon = Type.Number({ minimum: -360, maximum: 360 });
 const RingPosition = Type.Union([Type.Tuple([RingLon, Lat]), Type.Tuple([RingLon, Lat, Type.Number()])]);
 const Ring = Type.Array(RingPosition, { minItems: 4 });
@@ -57,7 +57,7 @@ const FeatureAoiSchema = Type.Object(
 const FeatureCollectionAoiSchema = Type.Object(
   {
     type: Type.Literal('FeatureCollection'),
-    // Each zone's geometry is checked on its own (a bad zone is reported on that zone, CONTRACT §8).
+    // Each zone's geometry is checked on its own (a bad zone is reported on that zone, contract §8).
     features: Type.Array(
       Type.Object(
         { type: Type.Literal('Feature'), id: FeatureId, geometry: Type.Unknown(), properties: Properties, bbox: GeoJsonBBox },

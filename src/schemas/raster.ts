@@ -1,4 +1,4 @@
-/** Raster request schema (CONTRACT §2). */
+/** Raster request schema (contract §2). */
 import { Type } from '@sinclair/typebox';
 import { AoiSchema } from './aoi.ts';
 import { DEMO_URL, StatsSchema, UrlSchema } from './common.ts';

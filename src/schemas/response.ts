@@ -1,4 +1,4 @@
-/** Response schemas (CONTRACT §4, §6). */
+/** Response schemas (contract §4, §6). */
 import { Type } from '@sinclair/typebox';
 
 const HistogramValue = Type.Object({ edges: Type.Array(Type.Number()), counts: Type.Array(Type.Number()) }, { title: 'Histogram' });
@@ -43,7 +43,7 @@ export const ProblemSchema = Type.Object(
   { additionalProperties: true, title: 'Problem', description: 'RFC 9457 problem details.' },
 );
 
-/** The problem+json answers every zonal-stats endpoint can give (CONTRACT §6). */
+/** The problem+json answers every zonal-stats endpoint can give (contract §6). */
 export const ProblemResponses = {
   400: ProblemSchema,
   403: ProblemSchema,

@@ -1,4 +1,4 @@
-/** STAC request schemas (CONTRACT §2): the raster / vector fields, `url` is the Item, plus `asset`. */
+/** STAC request schemas (contract §2): the raster / vector fields, `url` is the Item, plus `asset`. */
 import { Type } from '@sinclair/typebox';
 import { DEMO_STAC_URL, PUBLIC_S2_ITEM } from './common.ts';
 import { RasterRequestSchema } from './raster.ts';

@@ -1,5 +1,5 @@
 /**
- * SourceError → contract error (CONTRACT §6), plus the deadline plumbing every network backend shares:
+ * SourceError → contract error (contract §6), plus the deadline plumbing every network backend shares:
  * one timer for a whole read that turns into SourceError('timeout'), and the caller's abort passed on.
  */
 import { ZonalError } from '../errors.ts';
@@ -52,9 +52,6 @@ export function toZonalError(e: SourceError): ZonalError {
   return new ZonalError(CODES[e.reason], detail);
 }
 
-/** The name src/source/source.ts's comment gives to `toZonalError`. */
-export const sourceErrorToZonal = toZonalError;
-
 /** One timer for one whole read (connect, headers, body), merged with the caller's AbortSignal. */
 export interface Deadline {
   /** Aborts when the timer fires or the caller aborts; pass it to every step of the read. */
@@ -95,7 +92,7 @@ export function startDeadline(timeoutMs: number, outer: AbortSignal | undefined,
 }
 
 /** The standard AbortError, for a caller's abort without a reason. */
-export function abortError(): DOMException {
+function abortError(): DOMException {
   return new DOMException('This operation was aborted', 'AbortError');
 }
 

@@ -1,5 +1,5 @@
 /**
- * FileSource: file:///abs/path inside the configured data roots (CONTRACT §6: outside → 403).
+ * FileSource: file:///abs/path inside the configured data roots (contract §6: outside → 403).
  * The path is realpath'd so `..` and symlinks cannot escape; each read opens the real path with
  * O_NOFOLLOW, checks it is still the file that was stat'ed at open, reads positionally and closes,
  * so no descriptor outlives a read. Messages name the URL's basename at most, never a server path.

@@ -3,7 +3,7 @@
  *
  * - Every hop resolves its host with dns.lookup (all addresses), checks each with the address policy
  *   and connects to the checked address through a custom `lookup`, so DNS cannot answer differently
- *   between the check and the connection (CONTRACT §6, 403). IP literals are checked directly.
+ *   between the check and the connection (contract §6, 403). IP literals are checked directly.
  * - Redirects are followed by hand (at most 3), each hop re-checked (http/https only).
  * - A read expects 206 with the exact range and body length. A 200 full body is accepted only up to
  *   `maxFullBodyBytes` and then serves every read from memory.
@@ -50,7 +50,7 @@ export interface HttpSourceOptions {
 const learnt = memo<{ size: number; validator: string | undefined }>({ name: 'http_sizes', maxEntries: 4096 });
 
 /** Default cap of a 200 full body from a server that ignores Range. */
-export const DEFAULT_MAX_FULL_BODY_BYTES = 8 * 1024 * 1024;
+const DEFAULT_MAX_FULL_BODY_BYTES = 8 * 1024 * 1024;
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 

@@ -12,14 +12,13 @@ import { withByteBudget, withCounting } from './counting.ts';
 import { toZonalError } from './errors.ts';
 import { FileSource } from './file.ts';
 import { HttpSource } from './http.ts';
-import { MemorySource } from './memory.ts';
 import { addressAllowed, checkProtocol } from '../policy.ts';
 import { parseS3Url, S3Source } from './s3.ts';
 import { SourceError } from './source.ts';
 import type { ByteSource, ReadStats } from './source.ts';
 
-/** Protocols a source URL may use (CONTRACT §2). */
-export const SOURCE_PROTOCOLS = ['http', 'https', 's3', 'file'] as const;
+/** Protocols a source URL may use (contract §2). */
+const SOURCE_PROTOCOLS = ['http', 'https', 's3', 'file'] as const;
 
 export interface OpenSourceOptions {
   /** Receives the requests and bytes fetched upstream (cache hits are not counted). */
@@ -129,15 +128,4 @@ function openHttp(url: URL, config: Config, opts: { revalidate: boolean }): Http
     maxBytes: config.maxSourceBytes,
     revalidateMs: opts.revalidate ? config.revalidateSeconds * 1000 : 0,
   });
-}
-
-/** A MemorySource wrapped like any other (counting + cache), for tests and the demo. */
-export function openMemorySource(
-  data: ArrayBuffer | ArrayBufferView,
-  config: Pick<Config, 'cacheBytes' | 'maxSourceBytes'>,
-  opts: OpenSourceOptions,
-  url?: string,
-): ByteSource {
-  const cached = withReadCache(withCounting(new MemorySource(data, url), opts.stats), sharedReadCache(config.cacheBytes));
-  return withByteBudget(cached, config.maxSourceBytes);
 }

@@ -1,6 +1,6 @@
 /**
  * S3Source: s3://bucket/key through @aws-sdk/client-s3 (the only file importing the SDK).
- * Endpoint, region and credentials come from the standard AWS environment (CONTRACT §7):
+ * Endpoint, region and credentials come from the standard AWS environment (contract §7):
  * AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL (path-style addressing when set), AWS_REGION (default
  * us-east-1) and the SDK's default credential chain. The operator's endpoint is trusted: it is not
  * checked against the private-address policy.

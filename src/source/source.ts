@@ -4,7 +4,7 @@
  * ByteSource and return one.
  */
 
-/** Why a source read failed; mapped to a contract status in `sourceErrorToZonal` (src/source/errors.ts). */
+/** Why a source read failed; mapped to a contract status in `toZonalError` (src/source/errors.ts). */
 export type SourceErrorReason =
   | 'not_found' // upstream 404 / no such key / no such file → 422 source_not_found
   | 'forbidden' // refused by our policy (private address, outside data roots) → 403 url_forbidden

@@ -33,7 +33,7 @@ export interface FetchedItem {
   base: URL;
 }
 
-/** CONTRACT §2: the Item URL is http or https only. */
+/** contract §2: the Item URL is http or https only. */
 export function checkItemUrl(url: string): URL {
   let u: URL;
   try {

@@ -1,5 +1,5 @@
 /**
- * The median and percentile rules of CONTRACT §5 as small pure functions over sorted data, plus the pair sort
+ * The median and percentile rules of contract §5 as small pure functions over sorted data, plus the pair sort
  * the weighted rules need. Used by the accumulator and by the vector endpoint. Pure.
  */
 
@@ -24,7 +24,7 @@ export function lerp(a: number, b: number, t: number): number {
 }
 
 /**
- * Unweighted quantile (CONTRACT §5): numpy's default "linear" method. With n values sorted ascending, the rank
+ * Unweighted quantile (contract §5): numpy's default "linear" method. With n values sorted ascending, the rank
  * is h = (q/100)·(n − 1) and the result interpolates between sorted[floor(h)] and sorted[floor(h) + 1].
  * When h falls exactly half-way (t = 0.5) the result is the midpoint (a + b) / 2, the median rule ("mean of the
  * two middle values"), so `percentile_50` always equals `median`. q = 0 → min, q = 100 → max.
@@ -46,7 +46,7 @@ export function quantileSorted(sorted: ArrayLike<number>, q: number, n: number =
   return lerp(a, b, t);
 }
 
-/** Unweighted median (CONTRACT §5): the middle value, or the mean of the two middle values; null when n = 0. */
+/** Unweighted median (contract §5): the middle value, or the mean of the two middle values; null when n = 0. */
 export function medianSorted(sorted: ArrayLike<number>, n: number = sorted.length): number | null {
   if (n <= 0) return null;
   const k = n >> 1;
@@ -64,7 +64,7 @@ export function weightedTarget(total: number, q: number): number {
 }
 
 /**
- * Weighted quantile (CONTRACT §5): the smallest value whose cumulative weight reaches q/100 of the total.
+ * Weighted quantile (contract §5): the smallest value whose cumulative weight reaches q/100 of the total.
  * q = 0 → the smallest value. Values with weight ≤ 0 never count.
  *
  * @param values ascending values (only the first `n` are read)

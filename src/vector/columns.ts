@@ -1,5 +1,5 @@
 /**
- * Pure: the requested columns against the file's (CONTRACT §5 vector rules): matched
+ * Pure: the requested columns against the file's (contract §5 vector rules): matched
  * case-insensitively and answered under the file's spelling; a name the file lacks is 422 listing the
  * file's columns; non-numeric columns are skipped silently; none left is 422.
  */

@@ -1,5 +1,5 @@
 /**
- * Pure: a GeoParquet column's CRS (PROJJSON, CONTRACT §5) → proj4 via the GeoTIFF CRS catalogue.
+ * Pure: a GeoParquet column's CRS (PROJJSON, contract §5) → proj4 via the GeoTIFF CRS catalogue.
  * Absent = OGC:CRS84. EPSG ids (on the CRS or, for a bound CRS, its source) are looked up; a geographic
  * CRS without an id is read as lon/lat on its ellipsoid. Coordinates of a geographic CRS are used as
  * lon/lat as they are (no datum shift: NAD27 ↔ WGS84 differ by tens of metres, below what areas feel).

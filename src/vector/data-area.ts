@@ -1,5 +1,5 @@
 /**
- * data_area (CONTRACT §5): the area of the union of the counted intersections, exact for any number of
+ * data_area (contract §5): the area of the union of the counted intersections, exact for any number of
  * features. Pieces whose boxes overlap no other piece's box cannot overlap anything, so their areas add;
  * the others are grouped, in one sweep over the boxes sorted by west edge, into connected groups of
  * overlapping boxes, and each group is dissolved by one union (`unionAreas`, in the worker pool). Adjacent

@@ -1,7 +1,7 @@
 import { isGeoArrowEncoding } from './geoarrow.ts';
 /**
  * Pure: the GeoParquet `geo` metadata (1.0 / 1.1) → geometry column, CRS and bbox covering column
- * (CONTRACT §5 vector rules). Files without `geo` metadata still work: the geometry column is found by
+ * (contract §5 vector rules). Files without `geo` metadata still work: the geometry column is found by
  * name and the CRS is OGC:CRS84.
  */
 import { ZonalError } from '../errors.ts';

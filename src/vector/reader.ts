@@ -32,7 +32,7 @@ export interface RowGroupInfo {
   bbox: BBox | null;
 }
 
-export interface VectorInfo {
+interface VectorInfo {
   geo: GeoColumn;
   columns: ColumnInfo[];
   rowGroups: RowGroupInfo[];
@@ -84,7 +84,7 @@ const NON_NUMERIC_LOGICAL = new Set([
 ]);
 const NUMERIC_CONVERTED = new Set(['UINT_8', 'UINT_16', 'UINT_32', 'UINT_64', 'INT_8', 'INT_16', 'INT_32', 'INT_64', 'DECIMAL']);
 
-/** CONTRACT §5: every integer type (signed and unsigned), float and decimal is numeric. */
+/** contract §5: every integer type (signed and unsigned), float and decimal is numeric. */
 export function isNumericColumn(el: SchemaElement): boolean {
   if (el.num_children) return false;
   const logical = el.logical_type?.type;

@@ -1,5 +1,5 @@
 /**
- * One chunk of features against the AOI (CONTRACT §5 vector rules), as a worker runs it: the features'
+ * One chunk of features against the AOI (contract §5 vector rules), as a worker runs it: the features'
  * WKB and values in, per-column partial accumulators and the counted pieces (for data_area) out. Chunks
  * merge like the raster fold's: accumulators merge, and the pieces of all chunks go to data-area.ts.
  *

@@ -1,5 +1,5 @@
 /**
- * Pure: touch mode (a bare-point AOI, CONTRACT §5): the feature contains or touches the point. Exact
+ * Pure: touch mode (a bare-point AOI, contract §5): the feature contains or touches the point. Exact
  * arithmetic on the few features whose box holds the point, with a 1e-12° tolerance on edges (a point
  * given on a shared border touches both features).
  */

@@ -34,7 +34,7 @@ export async function vectorGroup(task: VectorGroupTask): Promise<VectorGroupRes
   const columns = task.group.columns;
   const chunk = selectRows(batch, columns, task.boxes, task.fileCrs);
   if (chunk === null) return { weighted: null, result: null };
-  // Polygon datasets are weighted in intersect mode; points, lines and touch mode are not (CONTRACT §5).
+  // Polygon datasets are weighted in intersect mode; points, lines and touch mode are not (contract §5).
   const weighted = task.weighted ?? (task.aoi.kind === 'area' && chunk.firstKind === 'polygon');
   const result = await vectorChunk({
     aoi: task.aoi,

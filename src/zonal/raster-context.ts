@@ -226,7 +226,7 @@ export async function openRasterContext(req: RasterQuery, deps: RasterDeps, sour
           outputs: answered.map((_, k) => k),
           mask: req.mask ? { band: bands.indexOf(maskBand), include: req.mask.include ?? null, exclude: req.mask.exclude ?? null } : null,
         };
-  // CONTRACT §5 and issue 5: a bare point always takes its containing pixel, whatever `pixels` says.
+  // contract §5 and issue 5: a bare point always takes its containing pixel, whatever `pixels` says.
   return contextOf(req, deps, {
     reader,
     bands,

@@ -80,7 +80,7 @@ function answerZone(ctx: RasterContext, z: Exclude<PlannedZone, { error: unknown
 }
 
 function weightedOf(zone: { plan: ZonePlan; isArea: boolean }): boolean {
-  // Fractional coverage weights pixels (CONTRACT §5 weighted definitions); the other rules count them.
+  // Fractional coverage weights pixels (contract §5 weighted definitions); the other rules count them.
   const sel = zone.plan.selection;
   return zone.isArea && sel.kind === 'polygon' && sel.rule === 'fractional';
 }

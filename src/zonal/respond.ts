@@ -1,5 +1,5 @@
 /**
- * Pure: accumulator results + areas → the response object (CONTRACT §4): one key per band in the order
+ * Pure: accumulator results + areas → the response object (contract §4): one key per band in the order
  * asked, the requested statistics, aoi_area and data_area always present, never NaN or Infinity.
  */
 import type { ResultContext, StatsAccumulator } from '../stats/accumulator.ts';

@@ -1,5 +1,5 @@
 /**
- * Assertions on problem+json answers (RFC 9457, CONTRACT §6) shared by the HTTP, vector and STAC suites:
+ * Assertions on problem+json answers (RFC 9457, contract §6) shared by the HTTP, vector and STAC suites:
  * the envelope every error answer has, and a `detail` that shows no server path, stack frame or library
  * text. Each suite keeps its own list of leaks (`LEAKS_COMMON` plus what that endpoint could show) and
  * its own checks of `type`, `instance` and `errors`.

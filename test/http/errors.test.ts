@@ -1,5 +1,5 @@
 /**
- * Every status of CONTRACT §6 through the real app (POST /api/v1/zonal-stats/raster): status,
+ * Every status of contract §6 through the real app (POST /api/v1/zonal-stats/raster): status,
  * `application/problem+json`, the RFC 9457 fields, `errors` for schema errors, and a `detail` that is
  * one human sentence without stack traces, server paths or library text.
  */
@@ -10,11 +10,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { openSource } from '../../src/source/resolve.ts';
 import { buildTestApp, FIXTURES, fixtureUrl, testConfig } from '../helpers/build-app.ts';
+import { startHangServer } from '../helpers/hang-server.ts';
 import { startRangeServer, type RangeServer } from '../helpers/range-server.ts';
 import { startS3Server, useS3Env, type S3Server } from '../helpers/s3-server.ts';
 import { expectNoLeaks, expectProblemWithout, LEAKS_COMMON, type Answer, type Leak, type Problem } from '../helpers/problem.ts';
@@ -35,7 +36,7 @@ const AOI = {
   ],
 };
 
-/** Things a `detail` must never contain (CONTRACT §6): server paths, stack frames, library/system text. */
+/** Things a `detail` must never contain (contract §6): server paths, stack frames, library/system text. */
 const LEAKS: readonly Leak[] = [
   ...LEAKS_COMMON,
   process.cwd(),
@@ -137,7 +138,7 @@ function distinctGeoTiff(size: number): Uint8Array {
   return new Uint8Array(buf);
 }
 
-describe('problem+json for every status of CONTRACT §6', () => {
+describe('problem+json for every status of contract §6', () => {
   let app: FastifyInstance;
   let web: RangeServer;
   beforeAll(async () => {
@@ -567,37 +568,45 @@ describe('problem+json for every status of CONTRACT §6', () => {
     });
   });
 
+  // Asserted by the outcome (status, code, the configured timeout named, the upstream connection given up),
+  // not by a measured time (issue 22); test/source/http.test.ts pins the deadline to the clock.
   describe('504: the source did not answer in time', () => {
-    it('a server that never answers, with upstreamTimeoutMs 300, is 504 within ~2 s', async () => {
+    it('a server that never answers, with upstreamTimeoutMs 300: 504 naming 300 ms, the upstream request abandoned', async () => {
       const quick = await buildTestApp({ upstreamTimeoutMs: 300 });
-      web.setFault('/hang.tif', { kind: 'hang' });
+      const hang = await startHangServer();
       try {
-        const t0 = performance.now();
-        const res = await post({ url: web.url('/hang.tif'), aoi: AOI }, quick);
-        const elapsed = performance.now() - t0;
+        const res = await post({ url: hang.url('/hang.tif'), aoi: AOI }, quick);
         const body = expectProblem(res, 504, 'upstream_timeout');
         expect(body.detail).toContain('300');
-        expect(elapsed).toBeGreaterThanOrEqual(250);
-        expect(elapsed).toBeLessThan(2000);
+        // The service gave up on the request it sent (its connection closed) rather than leave it open.
+        await hang.closedByClient(1);
+        expect(hang.abandoned).toBe(hang.paths.length);
       } finally {
+        await hang.close();
         await quick.close();
       }
     });
 
-    it('a server that answers headers and then stalls the body', async () => {
+    it('a server that answers headers and then stalls the body: 504, the stalled response abandoned', async () => {
       const quick = await buildTestApp({ upstreamTimeoutMs: 300 });
+      let stalled = 0;
+      let abandoned = 0;
       const stall = http.createServer((_req, res) => {
         // a well-formed answer to the first range asked (the header read: the whole 1000-byte object)
         res.writeHead(206, { 'content-range': 'bytes 0-999/1000', 'content-length': '1000' });
         res.flushHeaders();
+        stalled += 1;
+        res.once('close', () => (abandoned += res.writableEnded ? 0 : 1));
       });
       await new Promise<void>((r) => stall.listen(0, '127.0.0.1', () => r()));
       try {
         const { port } = stall.address() as AddressInfo;
-        const t0 = performance.now();
         const res = await post({ url: `http://127.0.0.1:${port}/x.tif`, aoi: AOI }, quick);
-        expectProblem(res, 504, 'upstream_timeout');
-        expect(performance.now() - t0).toBeLessThan(2000);
+        const body = expectProblem(res, 504, 'upstream_timeout');
+        expect(body.detail).toContain('300');
+        expect(stalled).toBeGreaterThanOrEqual(1);
+        // The body never came: the service closed the connection it was waiting on.
+        await vi.waitFor(() => expect(abandoned).toBe(stalled), { timeout: 20_000 });
       } finally {
         stall.closeAllConnections();
         await new Promise<void>((r) => stall.close(() => r()));

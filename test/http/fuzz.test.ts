@@ -1,5 +1,5 @@
 /**
- * Malformed requests never make the service fail (CONTRACT §6): a table of hand-written bad bodies,
+ * Malformed requests never make the service fail (contract §6): a table of hand-written bad bodies,
  * each a 4xx problem+json, then fast-check properties (arbitrary JSON, arbitrary text, mutations of a
  * valid body) asserting that every answer is 4xx problem+json or 200, never 5xx; and that the service
  * still answers afterwards.
@@ -92,7 +92,7 @@ const CASES: [string, string][] = [
   ['aoi null', JSON.stringify(with_({ aoi: null }))],
   ['aoi an array', JSON.stringify(with_({ aoi: [] }))],
   ['aoi WKT text', JSON.stringify(with_({ aoi: 'POLYGON((15 45, 15.1 45, 15.1 45.1, 15 45))' }))],
-  // (A Feature and a FeatureCollection are valid AOIs since CONTRACT §8: test/http/zones.test.ts.)
+  // (A Feature and a FeatureCollection are valid AOIs since contract §8: test/http/zones.test.ts.)
   ['aoi a Feature without geometry', JSON.stringify(with_({ aoi: { type: 'Feature', properties: {} } }))],
   ['aoi a FeatureCollection without features', JSON.stringify(with_({ aoi: { type: 'FeatureCollection' } }))],
   ['aoi a LineString', JSON.stringify(with_({ aoi: { type: 'LineString', coordinates: RING } }))],

@@ -1,5 +1,5 @@
 /**
- * Many zones in one request (CONTRACT §8): a FeatureCollection `aoi` on the raster and vector endpoints.
+ * Many zones in one request (contract §8): a FeatureCollection `aoi` on the raster and vector endpoints.
  * Every zone's statistics must equal the single-zone endpoint's answer for that zone (the single-zone
  * answers are themselves checked by the oracle cases); errors stay on their zone; representations by
  * Accept; limits; streaming and disconnects over a real loopback server.
@@ -53,7 +53,7 @@ const ZONES = [
   { type: 'Feature', properties: { name: 'bad lon' }, geometry: { type: 'Point', coordinates: [500, 45] } },
 ];
 
-describe('FeatureCollection aoi (CONTRACT §8)', () => {
+describe('FeatureCollection aoi (contract §8)', () => {
   let app: FastifyInstance;
   beforeAll(async () => {
     app = await buildTestApp({ maxZones: 50 });

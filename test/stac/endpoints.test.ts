@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/zonal-stats/raster/stac and /vector/stac through the real app (issue 4, CONTRACT §2, §6):
+ * POST /api/v1/zonal-stats/raster/stac and /vector/stac through the real app (issue 4, contract §2, §6):
  * Items served by the loopback range server (the shared-data Items copied into fixtures/, and Items
  * written here into its in-memory files). A STAC answer must equal the direct endpoint's answer for the
  * resolved asset; every failure is problem+json; the Item is fetched once per 30 s.
@@ -29,7 +29,7 @@ interface Answer extends ProblemAnswer {
   json(): unknown;
 }
 
-/** Server paths, stack frames and library text a `detail` must never show (CONTRACT §6). */
+/** Server paths, stack frames and library text a `detail` must never show (contract §6). */
 const LEAKS: readonly Leak[] = [...LEAKS_COMMON, /\b(Type|Syntax|Range)?Error:/];
 
 /** Asserts an RFC 9457 problem+json answer with `status` (and `code`); returns its body. */
@@ -222,7 +222,7 @@ describe('STAC endpoints', () => {
     });
   });
 
-  describe('vector/stac: a Parquet href extension OR a Parquet media type (CONTRACT §5)', () => {
+  describe('vector/stac: a Parquet href extension OR a Parquet media type (contract §5)', () => {
     let direct: unknown;
     beforeAll(async () => {
       web.setFile('/data/counties', NC_BYTES);

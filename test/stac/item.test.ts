@@ -1,6 +1,6 @@
 /**
  * The pure functions of src/stac/item.ts (issue 4): parseItem, pickAsset, resolveHref, the media-type
- * tests and rasterBandsOf. Every failure must be a ZonalError with the contract's code (CONTRACT §6).
+ * tests and rasterBandsOf. Every failure must be a ZonalError with the contract's code (contract §6).
  */
 import { describe, expect, it } from 'vitest';
 import { ZonalError } from '../../src/errors.ts';
@@ -99,7 +99,7 @@ describe('parseItem', () => {
   });
 });
 
-describe('checkItemUrl (CONTRACT §2: the Item URL is http or https only)', () => {
+describe('checkItemUrl (contract §2: the Item URL is http or https only)', () => {
   it.each(['http://example.com/item.json', 'https://example.com/a/b/item.json?x=1', 'HTTPS://EXAMPLE.COM/item.json'])('%s is accepted', (url) => {
     expect(checkItemUrl(url).href.toLowerCase()).toBe(url.toLowerCase());
   });

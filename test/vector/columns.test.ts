@@ -1,5 +1,5 @@
 /**
- * src/vector/columns.ts: the requested columns against the file's (CONTRACT §5 vector rules). Expectations
+ * src/vector/columns.ts: the requested columns against the file's (contract §5 vector rules). Expectations
  * by hand from the rule: case-insensitive match answered in the file's spelling, order of the request
  * kept, duplicates once, a missing name is 422 `unknown_column` listing the file's columns, non-numeric
  * columns skipped, none numeric left is 422 `no_numeric_column`.

@@ -1,5 +1,5 @@
 /**
- * src/vector/crs.ts: a GeoParquet column's PROJJSON → the CRS the AOI is compared in (CONTRACT §5).
+ * src/vector/crs.ts: a GeoParquet column's PROJJSON → the CRS the AOI is compared in (contract §5).
  * - null (no `crs` key) is OGC:CRS84, so is an OGC:CRS84 id;
  * - nc.parquet's real PROJJSON (NAD27, EPSG:4267, a GeographicCRS) is read from the fixture's footer here
  *   with hyparquet's parquetMetadata;

@@ -1,6 +1,6 @@
 /**
  * src/vector/geoparquet.ts: the geometry column, its encoding, CRS and bbox covering from the `geo`
- * metadata (CONTRACT §5: request's geometry_column case-insensitively > primary_column > the first of
+ * metadata (contract §5: request's geometry_column case-insensitively > primary_column > the first of
  * geometry, geom, the_geom, wkb_geometry, shape). The `geo` strings below are the fixtures' own
  * (geom_named.parquet, many_groups.parquet: read with hyparquet's parquetMetadata and pasted).
  */

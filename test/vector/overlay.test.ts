@@ -8,7 +8,7 @@
  *   q(φ) = sin φ / (1 − e² sin² φ) + 1/(2e) · ln((1 + e sin φ) / (1 − e sin φ)),
  *
  * so a rectangle's area is proportional to its longitude width: cut at its middle meridian it is exactly
- * halved. (Edges straight in lon/lat, as CONTRACT §5 and the oracle read them.)
+ * halved. (Edges straight in lon/lat, as contract §5 and the oracle read them.)
  */
 import { describe, expect, it } from 'vitest';
 import { wkbFromPolygons, wkbFromShape, wkbToShape, type Shape } from '../../src/geometry/wkb.ts';

@@ -1,5 +1,5 @@
 /**
- * The pure helpers of src/vector/reader.ts: which Parquet columns are numeric (CONTRACT §5: every integer
+ * The pure helpers of src/vector/reader.ts: which Parquet columns are numeric (contract §5: every integer
  * type, signed and unsigned, float and decimal; not text, binary, boolean, nested, dates or times) and
  * decimals converted from their unscaled integer to the correctly rounded double. Expected doubles are
  * JavaScript number literals or Number('…') of the decimal text, both correctly rounded by the language

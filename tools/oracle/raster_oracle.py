@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent oracle for raster zonal statistics (CONTRACT.md sections 3-5, "Raster rules").
+"""Independent oracle for raster zonal statistics (docs/contract.md sections 3-5, "Raster rules").
 
 Dev-only tool: GDAL/OGR + numpy + pyproj from Debian, no code shared with the TypeScript service.
 
@@ -383,7 +383,7 @@ def run_case(req):
     if body["aoi"]["type"] == "Point" and kind == "area":
         reasons["aoi_area"] = (
             "circle: the service may draw the geodesic circle with another vertex count; "
-            "CONTRACT section 3 asks for 0.1 % of the true circle's area")
+            "contract section 3 asks for 0.1 % of the true circle's area")
     elif kind == "area":
         reasons["aoi_area"] = (
             "response.aoi_area is the geodesic area of the given vertices (edges as geodesics, pyproj/"

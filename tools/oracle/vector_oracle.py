@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent oracle for vector zonal statistics (CONTRACT.md sections 3-5, "Vector rules").
+"""Independent oracle for vector zonal statistics (docs/contract.md sections 3-5, "Vector rules").
 
 Dev-only tool, no code shared with the TypeScript service: shapely (GEOS) for the geometry, pyproj's
 Geod (geographiclib) for the areas, numpy for the plain statistics, OGR for the .gpkg twins of the real
@@ -19,7 +19,7 @@ it writes fixtures/cases-vector/<NAME>.expected.json
     {"oracle": "...", "tolerance": {"default": 1e-9, "<stat>": tol, ...},
      "tolerance_reason": {"<stat>": "why"}, "checks": {...}, "response": {"<column>": {...}}}
 
-The rules it implements (CONTRACT section 5 and issue 3; choices the contract leaves open are marked *):
+The rules it implements (contract section 5 and issue 3; choices the contract leaves open are marked *):
 - Geometry column: `geometry_column` (case-insensitive), else geo.primary_column, else the first of
   geometry, geom, the_geom, wkb_geometry, shape. CRS from the column's `crs` (PROJJSON), none = OGC:CRS84.
   Only geographic CRSs are handled here; their coordinates are taken as WGS84 lon/lat WITHOUT a datum shift
@@ -93,7 +93,7 @@ TOOLS = os.path.abspath(os.environ.get("VECTOR_TOOLS", "/tmp/tools"))
 
 GEOD = pyproj.Geod(ellps="WGS84")
 CIRCLE_VERTICES = 2048
-COARSE_CIRCLE_VERTICES = 96  # inscribed: area 0.07 % short of the true circle, inside CONTRACT's 0.1 %
+COARSE_CIRCLE_VERTICES = 96  # inscribed: area 0.07 % short of the true circle, inside the contract's 0.1 %
 SEGMENTIZE_DEG = 0.001
 AOI_MIN_PIECES = 64
 FEATURE_MIN_PIECES = 64  # small features with slanted edges need it (see the docstring)
@@ -889,7 +889,7 @@ def run_case(req):
                 raise ValueError("%s changes with the circle's vertex count (%g): move the circle" % (s, d))
         checks["circle_polygonization_rel_diff"] = {s: sig(d) for s, d in diffs.items() if d > 0}
         reasons["aoi_area"] = (
-            "circle: the oracle draws the geodesic circle with %d vertices; the service may use fewer (CONTRACT "
+            "circle: the oracle draws the geodesic circle with %d vertices; the service may use fewer (the contract "
             "section 3 asks for 0.1 %% of the true circle's area), so aoi_area and density get 1e-3" % CIRCLE_VERTICES)
         reasons["density"] = "count / (aoi_area / 1e6): as aoi_area"
         for s in ("mean", "std", "sum", "data_area", "freq_hist"):

@@ -1,4 +1,4 @@
-/** GET / and GET /health (CONTRACT §1). */
+/** GET / and GET /health (contract §1). */
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { SERVICE_VERSION } from '../docs.ts';
