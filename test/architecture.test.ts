@@ -61,8 +61,9 @@ const LAYERS: string[][] = [
   ['workers'],
   // Use cases: domain types in, outcomes out; they never see the wire schemas.
   ['zonal'],
-  // The wire: request and response schemas (TypeBox, OpenAPI) and the output formats, read by the HTTP layer and the CLI only.
-  ['schemas', 'formats'],
+  // The wire: request and response schemas (TypeBox, OpenAPI) and the output formats, read by the HTTP layer and the CLI only;
+  // and the inputs given by reference (a zones file read by slices through a ByteSource), read by the CLI and jobs.
+  ['schemas', 'formats', 'inputs'],
   ['http', 'cli'],
   ['app'],
   ['server'],
@@ -115,8 +116,8 @@ const ADAPTERS: Record<string, string> = {
   'ipaddr.js': 'policy.ts',
   'lru-cache': 'memo.ts',
   commander: 'cli/main.ts',
-  'csv-parse': 'cli/zones-file.ts',
-  wkx: 'cli/geometry.ts',
+  'csv-parse': 'inputs/zones-file.ts',
+  wkx: 'inputs/geometry.ts',
   'cli-progress': 'cli/progress.ts',
   'hyparquet-writer': 'formats/geoparquet.ts',
 };

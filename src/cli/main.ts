@@ -13,7 +13,7 @@ import { CliError, EXIT_USAGE, messageOf } from './errors.ts';
 import type { Job, JobKind } from './job.ts';
 import { formatOfPath, OUTPUT_FORMATS } from './output.ts';
 import { run, sourceUrl } from './run.ts';
-import type { ZonesFormat } from './zones-file.ts';
+import type { ZonesFormat } from '../inputs/zones-file.ts';
 
 const EXIT_INTERRUPTED = 130;
 

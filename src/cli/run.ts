@@ -6,9 +6,9 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ZoneOutcome } from '../zonal/model.ts';
-import { EXIT_OK, EXIT_ZONE_ERRORS } from './errors.ts';
+import { CliError, EXIT_OK, EXIT_ZONE_ERRORS } from './errors.ts';
 import { checkJob, type Job } from './job.ts';
-import { readZones, type ZonesOptions } from './zones-file.ts';
+import { readZones, ZonesFileError, type ZonesFile, type ZonesOptions } from '../inputs/zones-file.ts';
 import { writeOutcomes } from './output.ts';
 import { createProgress } from './progress.ts';
 import { localOutcomes } from './engine.ts';
@@ -41,9 +41,18 @@ export function sourceUrl(arg: string, cwd = process.cwd()): string {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(arg) ? arg : pathToFileURL(resolve(cwd, arg)).href;
 }
 
+/** The zones file read whole; what the user can fix in it is a CliError (exit 2), in the same words. */
+async function zonesOf(options: RunOptions): Promise<ZonesFile> {
+  try {
+    return await readZones(options.zones, { ...options.zonesOptions, cwd: options.cwd });
+  } catch (e) {
+    throw e instanceof ZonesFileError ? new CliError(e.message) : e;
+  }
+}
+
 export async function run(options: RunOptions): Promise<number> {
   const job = checkJob(options.job);
-  const { zones, unreadable } = await readZones(options.zones, { ...options.zonesOptions, cwd: options.cwd });
+  const { zones, unreadable } = await zonesOf(options);
   // A bar on the terminal where the results are printed would be drawn into them.
   const toTerminal = options.output === undefined && process.stdout.isTTY === true;
   const progress = createProgress(zones.length, options.progress && !toTerminal);
