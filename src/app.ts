@@ -16,6 +16,9 @@ import { contextPlugin } from './http/context.ts';
 import { metaRoutes } from './http/routes/meta.ts';
 import { rasterRoutes } from './http/routes/raster.ts';
 import { vectorRoutes } from './http/routes/vector.ts';
+import { processRoutes } from './http/routes/processes.ts';
+import { jobRoutes } from './http/routes/jobs.ts';
+import { createJobsEngine } from './jobs/engine.ts';
 import { openSource as defaultOpenSource } from './source/resolve.ts';
 import { createFoldRunner, type InflateInfo } from './workers/pool.ts';
 import type { AppDeps } from './http/deps.ts';
@@ -66,7 +69,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
 
   const runner = createFoldRunner(config.workers);
-  const deps: AppDeps = { config, openSource: options.openSource ?? defaultOpenSource, runner, lifecycle };
+  const openSource = options.openSource ?? defaultOpenSource;
+  const engine = createJobsEngine(config, { runner, openSource, warn: (message, extra) => app.log.warn(extra ?? {}, message) });
+  const deps: AppDeps = { config, openSource, runner, lifecycle, jobs: engine.jobs };
   // Requests in flight finish before the worker pool goes (a close used to fail them with 500s).
   const inFlight = new Set<object>();
   app.addHook('onRequest', async (request, reply) => {
@@ -76,9 +81,23 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   app.addHook('onClose', async () => {
     while (inFlight.size > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    // A task in flight is given back to the queue (Redis) or lost with the process's own queue.
+    await engine.close();
     await runner.close();
   });
 
+  await registerAll(app, deps, options);
+  app.decorate('startDrain', () => {
+    lifecycle.draining = true;
+  });
+  app.decorate('inflate', runner.inflate);
+  app.decorate('jobsEngine', engine.kind);
+  return app;
+}
+
+/** The plugins and routes, in flow order. */
+async function registerAll(app: FastifyInstance, deps: AppDeps, options: BuildOptions): Promise<void> {
+  const { config, runner, lifecycle } = deps;
   await app.register(problemPlugin);
   await app.register(contextPlugin);
   await app.register(underPressure, {
@@ -92,7 +111,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       void sendProblem(reply, 'overloaded', 'The service is overloaded; retry shortly.');
     },
   });
-  await app.register(metricsPlugin, { runner });
+  await app.register(metricsPlugin, { runner, jobs: deps.jobs });
   await app.register(docsPlugin, { demoDir: options.demoDir ?? DEFAULT_DATA_ROOT });
   await app.register(accepts);
   await app.register(pagePlugin, { config, demoDir: options.demoDir ?? DEFAULT_DATA_ROOT });
@@ -100,11 +119,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(infoRoutes, deps);
   await app.register(rasterRoutes, deps);
   await app.register(vectorRoutes, deps);
-  app.decorate('startDrain', () => {
-    lifecycle.draining = true;
-  });
-  app.decorate('inflate', runner.inflate);
-  return app;
+  await app.register(processRoutes, deps);
+  await app.register(jobRoutes, deps);
 }
 
 declare module 'fastify' {
@@ -113,5 +129,7 @@ declare module 'fastify' {
     startDrain(): void;
     /** The worker threads' inflater (libdeflate, or node:zlib and why), for the start-up log. */
     inflate: Promise<InflateInfo>;
+    /** Where jobs run (in-process, or redis), for the start-up log. */
+    jobsEngine: 'in-process' | 'redis';
   }
 }

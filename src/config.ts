@@ -2,8 +2,9 @@
  * Configuration from the environment (issue 2 §2), validated once at start-up. Names are part of the
  * operator contract: see README "Configuration".
  */
-import { totalmem } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { invalidCidrs } from './policy.ts';
 
 export interface Config {
@@ -52,6 +53,36 @@ export interface Config {
   webDir: string;
   /** A raster tile URL template ({z}/{x}/{y}) the page shows under the data, or null (a graticule). */
   basemap: { tiles: string; attribution: string } | null;
+  /** Jobs (OGC API – Processes): where they run and what bounds them. */
+  jobs: JobsConfig;
+}
+
+export interface JobsConfig {
+  /** ZONAL_REDIS_URL: jobs on BullMQ through this Redis; null: in this process, one at a time. */
+  redisUrl: string | null;
+  /** Key prefix of everything the jobs keep in Redis (ZONAL_REDIS_PREFIX). */
+  redisPrefix: string;
+  /** ZONAL_RESULTS_URL: file:///folder or s3://bucket/prefix for the parts of results. */
+  resultsUrl: string;
+  /** Zones of one job (ZONAL_MAX_JOB_ZONES). */
+  maxZones: number;
+  /** Jobs queued or running at once (ZONAL_MAX_ACTIVE_JOBS). */
+  maxActive: number;
+  /** How long records and results are kept, seconds (ZONAL_JOB_TTL). */
+  ttlSeconds: number;
+  /** Zones per task (ZONAL_JOB_TASK_ZONES). */
+  taskZones: number;
+  /** Whether this process takes tasks (ZONAL_JOB_WORKER; `zonal worker` always does). */
+  worker: boolean;
+  /** Tries of a task whose failure may pass (upstream errors), and the first wait between them, ms. */
+  attempts: number;
+  retryMs: number;
+  /** BullMQ's lock of a running task: a task whose process died is taken again after about this long, ms. */
+  lockMs: number;
+  /** Whether GET /jobs lists the jobs (ZONAL_JOB_LIST): off, a job is reached only by the id its submitter was given. */
+  list: boolean;
+  /** Bytes of a GeoJSON or CSV zones file a job may read (GeoParquet is read by row group). */
+  zonesFileMaxBytes: number;
 }
 
 export const DEFAULT_DATA_ROOT = fileURLToPath(new URL('../fixtures/demo/', import.meta.url));
@@ -137,5 +168,33 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: env['LOG_LEVEL'] ?? 'info',
     webDir: env['ZONAL_WEB_DIR'] ?? DEFAULT_WEB_DIR,
     basemap: basemap(env),
+    jobs: jobsConfig(env),
+  };
+}
+
+const DEFAULT_RESULTS_URL = pathToFileURL(join(tmpdir(), 'zonal-results')).href;
+
+const OFF = ['0', 'false', 'no', 'off'];
+
+function jobsConfig(env: Env): JobsConfig {
+  const redisUrl = env['ZONAL_REDIS_URL']?.trim() || null;
+  if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) throw new Error('ZONAL_REDIS_URL must be a redis:// or rediss:// URL.');
+  const resultsUrl = env['ZONAL_RESULTS_URL']?.trim() || DEFAULT_RESULTS_URL;
+  if (!/^(file:\/\/\/|s3:\/\/[^/]+)/.test(resultsUrl)) throw new Error('ZONAL_RESULTS_URL must be file:///absolute/folder or s3://bucket/prefix.');
+  const worker = (env['ZONAL_JOB_WORKER'] ?? '1').trim().toLowerCase();
+  return {
+    redisUrl,
+    redisPrefix: env['ZONAL_REDIS_PREFIX']?.trim() || 'zonal:',
+    resultsUrl,
+    maxZones: int(env, 'ZONAL_MAX_JOB_ZONES', 10_000_000, 1),
+    maxActive: int(env, 'ZONAL_MAX_ACTIVE_JOBS', 100, 1),
+    ttlSeconds: int(env, 'ZONAL_JOB_TTL', 7 * 24 * 3600, 1),
+    taskZones: int(env, 'ZONAL_JOB_TASK_ZONES', 5_000, 1),
+    worker: !OFF.includes(worker),
+    list: !OFF.includes((env['ZONAL_JOB_LIST'] ?? '1').trim().toLowerCase()),
+    attempts: int(env, 'ZONAL_JOB_ATTEMPTS', 4, 1),
+    retryMs: int(env, 'ZONAL_JOB_RETRY_MS', 1_000, 0),
+    lockMs: int(env, 'ZONAL_JOB_LOCK_MS', 30_000, 1_000),
+    zonesFileMaxBytes: int(env, 'ZONAL_ZONES_FILE_MAX_BYTES', 256 * 1024 * 1024, 1),
   };
 }

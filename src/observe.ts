@@ -20,7 +20,20 @@ export const tally = {
    * those of the whole planes, coverages worked out and reused (a zone over Items of one grid).
    */
   fold: { tasks: 0, planes: 0, bytes: 0, whole: 0, coverages: 0, reused: 0, phases: new Map<string, number>() },
+  /**
+   * Jobs this process saw: submitted here, finished here by status (successful, failed, dismissed), tasks
+   * it ran by outcome (answered, failed), tries it gave up to try again.
+   */
+  jobs: { submitted: 0, finished: new Map<string, number>(), tasks: new Map<string, number>(), retries: 0 },
 };
+
+export function countJob(status: string): void {
+  add(tally.jobs.finished, status, 1);
+}
+
+export function countTask(outcome: 'answered' | 'failed'): void {
+  add(tally.jobs.tasks, outcome, 1);
+}
 
 function add(map: Map<string, number>, key: string, n: number): void {
   map.set(key, (map.get(key) ?? 0) + n);

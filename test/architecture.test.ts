@@ -64,6 +64,8 @@ const LAYERS: string[][] = [
   // The wire: request and response schemas (TypeBox, OpenAPI) and the output formats, read by the HTTP layer and the CLI only;
   // and the inputs given by reference (a zones file read by slices through a ByteSource), read by the CLI and jobs.
   ['schemas', 'formats', 'inputs'],
+  // Jobs: submissions cut into tasks, each answered by the one entry point; records, queue and results behind interfaces.
+  ['jobs'],
   ['http', 'cli'],
   ['app'],
   ['server'],
@@ -92,6 +94,8 @@ const PURE_FILES = [
   'vector/data-area.ts',
   'vector/geoarrow.ts',
   'raster/tile-cache.ts',
+  'jobs/model.ts',
+  'jobs/rows.ts',
 ];
 
 /** Each heavy library and the one adapter file that may import it. */
@@ -118,6 +122,9 @@ const ADAPTERS: Record<string, string> = {
   commander: 'cli/main.ts',
   'csv-parse': 'inputs/zones-file.ts',
   wkx: 'inputs/geometry.ts',
+  bullmq: 'jobs/redis.ts',
+  ioredis: 'jobs/redis.ts',
+  'p-queue': 'jobs/local-queue.ts',
   'cli-progress': 'cli/progress.ts',
   'hyparquet-writer': 'formats/geoparquet.ts',
 };

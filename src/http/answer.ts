@@ -23,12 +23,6 @@ function levelHeader(l: { index: number; width: number; height: number; pixelSiz
   return `${l.index}; size=${l.width}x${l.height}; pixel=${Number(l.pixelSize.toPrecision(6))}`;
 }
 
-/** The question of a body: everything but its zones. */
-export function questionOf<K extends Question['kind'], B extends ZonesPart>(kind: K, body: B): Omit<B, keyof ZonesPart> & { kind: K } {
-  const { aoi: _aoi, radius: _radius, include_geometry: _geometry, ...rest } = body;
-  return { kind, ...rest };
-}
-
 /**
  * Answers a zonal request. A single AOI (`aoi` a geometry or a Feature) is answered as its statistics,
  * with the level read and a note for the user in headers; `alwaysZones` answers even one AOI as zones

@@ -15,6 +15,8 @@ declare module 'fastify' {
     abortSignal: AbortSignal;
     /** Hosts (or file) of the sources this request opened, for its log line. */
     sourceHosts: Set<string>;
+    /** The job a request submitted or read, for its log line. */
+    jobId: string | null;
   }
 }
 
@@ -22,6 +24,7 @@ export const contextPlugin = fp(async (app: FastifyInstance) => {
   app.decorateRequest('readStats', null as unknown as ReadStats);
   app.decorateRequest('abortSignal', null as unknown as AbortSignal);
   app.decorateRequest('sourceHosts', null as unknown as Set<string>);
+  app.decorateRequest('jobId', null);
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const controller = new AbortController();
     // Every upstream read, worker task and cache wait of a request listens to this one signal.
@@ -44,6 +47,7 @@ export const contextPlugin = fp(async (app: FastifyInstance) => {
         sourceRequests: request.readStats.requests,
         sourceBytes: request.readStats.bytes,
         sourceHosts: request.sourceHosts.size > 0 ? [...request.sourceHosts] : undefined,
+        job: request.jobId ?? undefined,
       },
       'request',
     );

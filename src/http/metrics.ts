@@ -8,6 +8,7 @@ import fp from 'fastify-plugin';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { FastifyInstance } from 'fastify';
 import { tally } from '../observe.ts';
+import type { Jobs } from '../jobs/jobs.ts';
 import { decodedTiles } from '../raster/decode.ts';
 import { currentReadCache } from '../source/cache.ts';
 import type { FoldRunner } from '../workers/pool.ts';
@@ -156,7 +157,37 @@ function workMetrics(registry: Registry): void {
   }
 }
 
-export const metricsPlugin = fp<{ runner: FoldRunner }>(async (app: FastifyInstance, opts) => {
+/** Jobs: submitted, finished by status and tasks by outcome in this process; active jobs and queued tasks (all processes) at scrape time. */
+function jobMetrics(registry: Registry, jobs: Jobs): void {
+  const j = tally.jobs;
+  counterFrom(registry, 'zonal_jobs_submitted_total', 'Jobs submitted to this process.', [], () => [[{}, j.submitted]]);
+  counterFrom(registry, 'zonal_jobs_finished_total', 'Jobs this process saw finish, by status (successful, failed, dismissed).', ['status'], () =>
+    [...j.finished].map(([status, n]) => [{ status }, n]),
+  );
+  counterFrom(registry, 'zonal_job_tasks_total', 'Tasks this process ran, by outcome (answered, failed for good).', ['outcome'], () =>
+    [...j.tasks].map(([outcome, n]) => [{ outcome }, n]),
+  );
+  counterFrom(registry, 'zonal_job_task_retries_total', 'Task tries given up to try again (upstream failures).', [], () => [[{}, j.retries]]);
+  const gauges = () => jobs.gauges().catch(() => ({ active: Number.NaN, depth: Number.NaN }));
+  new Gauge({
+    name: 'zonal_jobs_active',
+    help: 'Jobs queued or running (every process; NaN while the job store is unreachable).',
+    registers: [registry],
+    async collect() {
+      this.set((await gauges()).active);
+    },
+  });
+  new Gauge({
+    name: 'zonal_job_queue_depth',
+    help: 'Tasks waiting or running (every process; NaN while the job store is unreachable).',
+    registers: [registry],
+    async collect() {
+      this.set((await gauges()).depth);
+    },
+  });
+}
+
+export const metricsPlugin = fp<{ runner: FoldRunner; jobs: Jobs }>(async (app: FastifyInstance, opts) => {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'zonal_' });
   requestDurations(app, registry);
@@ -164,6 +195,7 @@ export const metricsPlugin = fp<{ runner: FoldRunner }>(async (app: FastifyInsta
   cacheMetrics(registry);
   workerMetrics(registry, opts.runner);
   workMetrics(registry);
+  jobMetrics(registry, opts.jobs);
 
   app.get('/metrics', { schema: { tags: ['meta'], summary: 'Prometheus metrics', hide: true } }, async (_request, reply) => {
     reply.type(registry.contentType);

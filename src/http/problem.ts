@@ -131,6 +131,8 @@ export const problemPlugin = fp(async (app: FastifyInstance) => {
     }
     if (error instanceof ZonalError) {
       request.log.info({ code: error.code }, 'request refused');
+      // Worth trying again shortly: the job store unreachable, the most jobs running.
+      if (error.code === 'jobs_unavailable' || error.code === 'too_many_jobs') void reply.header('retry-after', '5');
       return sendProblem(reply, error.code, error.detail, error.extras);
     }
     if (error instanceof SourceError) {

@@ -69,3 +69,12 @@ function whatToFix(path: string, message: string): string {
   }
   return `has a member that GeoJSON does not allow (${path || 'the geometry'}).`;
 }
+
+/** The question of a body: everything but its zones. */
+export function questionOf<K extends string, B extends { aoi: unknown; radius?: number; include_geometry?: boolean }>(
+  kind: K,
+  body: B,
+): Omit<B, 'aoi' | 'radius' | 'include_geometry'> & { kind: K } {
+  const { aoi: _aoi, radius: _radius, include_geometry: _geometry, ...rest } = body;
+  return { kind, ...rest };
+}

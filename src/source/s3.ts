@@ -1,11 +1,12 @@
 /**
- * S3Source: s3://bucket/key through @aws-sdk/client-s3 (the only file importing the SDK).
+ * S3Source: s3://bucket/key through @aws-sdk/client-s3 (the only file importing the SDK); also the results
+ * store's object calls (objectCalls, at the end).
  * Endpoint, region and credentials come from the standard AWS environment (contract §7):
  * AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL (path-style addressing when set), AWS_REGION (default
  * us-east-1) and the SDK's default credential chain. The operator's endpoint is trusted: it is not
  * checked against the private-address policy.
  */
-import { GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import { assertReadArgs, raceAbort, SourceRangeError, startDeadline, throwIfAborted } from './errors.ts';
 import { headBySize, SourceError, type ByteSource } from './source.ts';
@@ -234,4 +235,55 @@ async function readExactly(body: Readable, length: number): Promise<Uint8Array> 
     throw new SourceError('upstream_failed', 'The S3 server closed the connection before sending all the promised bytes.');
   }
   return out;
+}
+
+/**
+ * The results store's few object calls (jobs/results-s3.ts), with the same client, settings and a timeout
+ * each: one PUT (atomic: a reader sees the old object or the whole new one), a streamed GET, a listing and
+ * deletes. Not a source: the operator's bucket, trusted like its endpoint.
+ */
+export interface ObjectCalls {
+  put(bucket: string, key: string, body: Uint8Array): Promise<void>;
+  /** The object's body, or undefined when there is no such key. */
+  get(bucket: string, key: string, signal?: AbortSignal): Promise<AsyncIterable<Uint8Array> | undefined>;
+  list(bucket: string, prefix: string): Promise<string[]>;
+  remove(bucket: string, keys: readonly string[]): Promise<void>;
+}
+
+export function objectCalls(timeoutMs: number, env: Record<string, string | undefined> = process.env): ObjectCalls {
+  const client = clientFor(s3SettingsFromEnv(env), timeoutMs);
+  const within = (signal?: AbortSignal) => ({
+    abortSignal: signal ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs),
+  });
+  return {
+    async put(bucket, key, body) {
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentLength: body.byteLength }), within());
+    },
+    async get(bucket, key, signal) {
+      try {
+        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }), within(signal));
+        return out.Body as unknown as AsyncIterable<Uint8Array>;
+      } catch (e) {
+        const name = (e as { name?: string }).name;
+        if (name === 'NoSuchKey' || name === 'NotFound') return undefined;
+        throw e;
+      }
+    },
+    async list(bucket, prefix) {
+      const keys: string[] = [];
+      let token: string | undefined;
+      do {
+        const out = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }), within());
+        for (const o of out.Contents ?? []) if (o.Key) keys.push(o.Key);
+        token = out.IsTruncated ? out.NextContinuationToken : undefined;
+      } while (token);
+      return keys;
+    },
+    async remove(bucket, keys) {
+      for (let i = 0; i < keys.length; i += 1000) {
+        const batch = keys.slice(i, i + 1000).map((Key) => ({ Key }));
+        await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch, Quiet: true } }), within());
+      }
+    },
+  };
 }

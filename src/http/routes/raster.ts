@@ -4,7 +4,8 @@ import { RasterRequestSchema } from '../../schemas/raster.ts';
 import { ProblemResponses, StatsResponseSchema } from '../../schemas/response.ts';
 import { RasterStacRequestSchema, RasterStacSearchRequestSchema } from '../../schemas/stac.ts';
 import type { AppDeps } from '../deps.ts';
-import { answerZonal, questionOf } from '../answer.ts';
+import { answerZonal } from '../answer.ts';
+import { questionOf } from '../../schemas/zones.ts';
 
 export const rasterRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
   app.post(

@@ -4,7 +4,8 @@ import { VectorRequestSchema } from '../../schemas/vector.ts';
 import { ProblemResponses, VectorResponseSchema } from '../../schemas/response.ts';
 import { VectorStacRequestSchema } from '../../schemas/stac.ts';
 import type { AppDeps } from '../deps.ts';
-import { answerZonal, questionOf } from '../answer.ts';
+import { answerZonal } from '../answer.ts';
+import { questionOf } from '../../schemas/zones.ts';
 
 export const vectorRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
   app.post(
