@@ -15,6 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { buildTestApp, fixtureUrl, testConfig } from '../helpers/build-app.ts';
+import { startHangServer } from '../helpers/hang-server.ts';
+import type { Config } from '../../src/config.ts';
 import { startS3Server, useS3Env, type S3Server } from '../helpers/s3-server.ts';
 
 const ELEV = fixtureUrl('raster/elev.cog.tif');
@@ -68,6 +70,7 @@ describe.each(ENGINES)('jobs: $name', (engine) => {
   let s3: S3Server | undefined;
   let restoreEnv: (() => void) | undefined;
   const prefix = `zonal-test-${randomUUID()}:`;
+  let jobsConfig: Config['jobs'];
 
   async function waitFor(id: string): Promise<Record<string, unknown>> {
     for (;;) {
@@ -90,11 +93,8 @@ describe.each(ENGINES)('jobs: $name', (engine) => {
       restoreEnv = useS3Env(s3);
       resultsUrl = `s3://results/jobs`;
     }
-    const base = testConfig();
-    app = await buildTestApp({
-      maxZones: 10,
-      jobs: { ...base.jobs, redisUrl: engine.redis ? REDIS : null, redisPrefix: prefix, resultsUrl, taskZones: 7, retryMs: 10, lockMs: 5_000 },
-    });
+    jobsConfig = { ...testConfig().jobs, redisUrl: engine.redis ? REDIS : null, redisPrefix: prefix, resultsUrl, taskZones: 7, retryMs: 10, lockMs: 5_000 };
+    app = await buildTestApp({ maxZones: 10, jobs: jobsConfig });
   });
 
   afterAll(async () => {
@@ -230,6 +230,42 @@ describe.each(ENGINES)('jobs: $name', (engine) => {
     expect((await app.inject({ method: 'GET', url: `/jobs/${id}/results` })).statusCode).toBe(410);
     expect((await app.inject({ method: 'DELETE', url: `/jobs/${id}` })).json()).toMatchObject({ status: 'dismissed' });
     if (engine.results === 'file') expect(readdirSync(folder)).not.toContain(id);
+  });
+
+  it('dismisses a running job: its task stops (the upstream read it waits on is given up) and nothing of it is kept', async () => {
+    const hang = await startHangServer();
+    // Its own instance: an upstream timeout longer than the test, so only the dismissal can end the read.
+    // Its own key prefix too, so that no other instance takes the task.
+    const own = await buildTestApp({ upstreamTimeoutMs: 600_000, jobs: { ...jobsConfig, redisPrefix: `${prefix}own:` } });
+    try {
+      const r = await own.inject({
+        method: 'POST',
+        url: '/processes/zonal-stats-raster/execution',
+        payload: { inputs: { aoi: { type: 'Point', coordinates: [6, 50] }, url: hang.url('/x.tif') } },
+      });
+      const id = (r.json() as { jobID: string }).jobID;
+      await hang.received(1);
+      const gone = await own.inject({ method: 'DELETE', url: `/jobs/${id}` });
+      expect(gone.json()).toMatchObject({ status: 'dismissed' });
+      await hang.closedByClient(1);
+      expect((await own.inject({ method: 'GET', url: `/jobs/${id}` })).json()).toMatchObject({ status: 'dismissed' });
+      if (engine.results === 'file') expect(readdirSync(folder)).not.toContain(id);
+    } finally {
+      await own.close();
+      await hang.close();
+    }
+  });
+
+  it.runIf(engine.redis)('goes on when the process that took the job is gone: another replica answers it', async () => {
+    const submitter = await buildTestApp({ jobs: { ...jobsConfig, worker: false } });
+    const r = await submitter.inject({ method: 'POST', url: '/processes/zonal-stats-raster/execution', payload: { inputs: { aoi: zones(), url: ELEV } } });
+    const id = (r.json() as { jobID: string }).jobID;
+    await submitter.close();
+    // The suite's own instance takes tasks: the job, queued by a process that no longer runs, completes.
+    const done = await waitFor(id);
+    expect(done['status']).toBe('successful');
+    const got = lines((await app.inject({ method: 'GET', url: `/jobs/${id}/results`, headers: { accept: 'application/x-ndjson' } })).body);
+    expect(got.map((l) => l['index'])).toEqual([...Array(32).keys()]);
   });
 
   it('refuses what it cannot run: a bad body (422 naming the field), too many zones (413)', async () => {
