@@ -176,6 +176,17 @@ const DEFAULT_RESULTS_URL = pathToFileURL(join(tmpdir(), 'zonal-results')).href;
 
 const OFF = ['0', 'false', 'no', 'off'];
 
+/** Seconds, or a number with a unit: 90s, 30m, 12h, 7d. */
+function duration(env: Env, name: string, dflt: number): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return dflt;
+  const m = /^(\d+(?:\.\d+)?)\s*([smhd]?)$/i.exec(raw);
+  const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[(m?.[2] ?? '').toLowerCase() as '' | 's' | 'm' | 'h' | 'd'];
+  const v = m ? Number(m[1]) * unit : Number.NaN;
+  if (!(v >= 1)) throw new Error(`${name} must be a duration of at least 1 s (seconds, or 90s, 30m, 12h, 7d), got "${raw}"`);
+  return v;
+}
+
 function jobsConfig(env: Env): JobsConfig {
   const redisUrl = env['ZONAL_REDIS_URL']?.trim() || null;
   if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) throw new Error('ZONAL_REDIS_URL must be a redis:// or rediss:// URL.');
@@ -188,7 +199,7 @@ function jobsConfig(env: Env): JobsConfig {
     resultsUrl,
     maxZones: int(env, 'ZONAL_MAX_JOB_ZONES', 10_000_000, 1),
     maxActive: int(env, 'ZONAL_MAX_ACTIVE_JOBS', 100, 1),
-    ttlSeconds: int(env, 'ZONAL_JOB_TTL', 7 * 24 * 3600, 1),
+    ttlSeconds: duration(env, 'ZONAL_JOB_TTL', 7 * 24 * 3600),
     taskZones: int(env, 'ZONAL_JOB_TASK_ZONES', 5_000, 1),
     worker: !OFF.includes(worker),
     list: !OFF.includes((env['ZONAL_JOB_LIST'] ?? '1').trim().toLowerCase()),

@@ -50,4 +50,31 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
     expect(() => loadConfig({ ZONAL_MAX_PIXELS: '0' })).toThrow(/ZONAL_MAX_PIXELS/);
   });
+  it('reads the jobs variables, with the documented defaults, and stops on a typo', () => {
+    const d = loadConfig({}).jobs;
+    expect(d).toMatchObject({
+      redisUrl: null,
+      redisPrefix: 'zonal:',
+      maxZones: 10_000_000,
+      maxActive: 100,
+      ttlSeconds: 604_800,
+      taskZones: 5000,
+      worker: true,
+      list: true,
+    });
+    expect(d.resultsUrl).toMatch(/^file:\/\/\/.*zonal-results$/);
+    const c = loadConfig({
+      ZONAL_REDIS_URL: 'redis://redis:6379/2',
+      ZONAL_RESULTS_URL: 's3://bucket/jobs',
+      ZONAL_JOB_TTL: '12h',
+      ZONAL_JOB_WORKER: '0',
+      ZONAL_JOB_LIST: 'off',
+      ZONAL_MAX_JOB_ZONES: '5',
+    }).jobs;
+    expect(c).toMatchObject({ redisUrl: 'redis://redis:6379/2', resultsUrl: 's3://bucket/jobs', ttlSeconds: 43_200, worker: false, list: false, maxZones: 5 });
+    expect(loadConfig({ ZONAL_JOB_TTL: '90' }).jobs.ttlSeconds).toBe(90);
+    expect(() => loadConfig({ ZONAL_JOB_TTL: '7 days' })).toThrow(/ZONAL_JOB_TTL/);
+    expect(() => loadConfig({ ZONAL_REDIS_URL: 'localhost:6379' })).toThrow(/ZONAL_REDIS_URL/);
+    expect(() => loadConfig({ ZONAL_RESULTS_URL: '/tmp/results' })).toThrow(/ZONAL_RESULTS_URL/);
+  });
 });
