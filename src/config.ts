@@ -200,7 +200,7 @@ function jobsConfig(env: Env): JobsConfig {
     maxZones: int(env, 'ZONAL_MAX_JOB_ZONES', 10_000_000, 1),
     maxActive: int(env, 'ZONAL_MAX_ACTIVE_JOBS', 100, 1),
     ttlSeconds: duration(env, 'ZONAL_JOB_TTL', 7 * 24 * 3600),
-    taskZones: int(env, 'ZONAL_JOB_TASK_ZONES', 5_000, 1),
+    taskZones: int(env, 'ZONAL_JOB_TASK_ZONES', 10_000, 1),
     worker: !OFF.includes(worker),
     list: !OFF.includes((env['ZONAL_JOB_LIST'] ?? '1').trim().toLowerCase()),
     attempts: int(env, 'ZONAL_JOB_ATTEMPTS', 4, 1),
