@@ -58,7 +58,7 @@ describe('configuration from the environment', () => {
       maxZones: 10_000_000,
       maxActive: 100,
       ttlSeconds: 604_800,
-      taskZones: 5000,
+      taskZones: 10_000,
       worker: true,
       list: true,
     });
