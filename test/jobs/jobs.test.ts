@@ -268,6 +268,18 @@ describe.each(ENGINES)('jobs: $name', (engine) => {
     expect(got.map((l) => l['index'])).toEqual([...Array(32).keys()]);
   });
 
+  it('counts jobs and tasks in /metrics, with the active jobs and the queue depth', async () => {
+    const r = await submit('zonal-stats-raster', { aoi: { type: 'Point', coordinates: [6, 50] }, url: ELEV });
+    await waitFor((r.json() as { jobID: string }).jobID);
+    const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+    expect(value('zonal_jobs_submitted_total')).toBeGreaterThan(0);
+    expect(value('zonal_jobs_finished_total\\{status="successful"\\}')).toBeGreaterThan(0);
+    expect(value('zonal_job_tasks_total\\{outcome="answered"\\}')).toBeGreaterThan(0);
+    expect(value('zonal_jobs_active')).toBeGreaterThanOrEqual(0);
+    expect(value('zonal_job_queue_depth')).toBeGreaterThanOrEqual(0);
+  });
+
   it('refuses what it cannot run: a bad body (422 naming the field), too many zones (413)', async () => {
     const bad = await submit('zonal-stats-raster', { aoi: { type: 'Point', coordinates: [6, 50] } });
     expect(bad.statusCode).toBe(422);
