@@ -5,11 +5,12 @@
  */
 import { ZonalError } from '../errors.ts';
 import { checkZones } from '../schemas/zones.ts';
-import { SourceError } from '../source/source.ts';
+import { SourceError, versionKey, type ByteSource } from '../source/source.ts';
 import { toZonalError } from '../source/errors.ts';
 import { answer, type AnswerDeps } from '../zonal/answer.ts';
 import type { Zone, ZoneError, ZoneInput, ZoneOutcome } from '../zonal/model.ts';
-import { mediaTypeFormat, openZonesFile, ZonesFileError } from '../inputs/zones-file.ts';
+import { mediaTypeFormat, openZonesFile, ZonesFileError, type ZonesReader } from '../inputs/zones-file.ts';
+import { memo } from '../memo.ts';
 import { rowLine } from './rows.ts';
 import type { TaskResult, TaskSpec } from './model.ts';
 import type { ResultsStore } from './results.ts';
@@ -24,8 +25,26 @@ export interface TaskDeps {
   onProgress?: (zones: number) => void;
 }
 
+/** The zones files this process has open: the last two (one job's, the next one's). */
+const readers = memo<ZonesReader>({ name: 'zones_files', maxEntries: 2 });
+
 /** Outcomes between two progress reports. */
 const REPORT_EVERY = 500;
+
+/**
+ * A zones file's reader. A process takes many tasks of one job, so a GeoJSON or CSV file (read and parsed
+ * whole) is kept while it has not changed; a GeoParquet file is opened by each task (its footer is cached
+ * anyway), so that each task reads its row groups under its own byte budget.
+ */
+async function zonesReader(source: ByteSource, ref: { href: string; type?: string | undefined }, maxBytes: number): Promise<ZonesReader> {
+  await source.size();
+  const key = versionKey(source);
+  const kept = key === undefined ? undefined : readers.get(key);
+  if (kept) return kept;
+  const reader = await openZonesFile(source, ref.href, { format: mediaTypeFormat(ref.type), maxBytes });
+  if (key !== undefined && reader.format !== 'geoparquet') readers.set(key, reader);
+  return reader;
+}
 
 /** A task's zones: inline, or [start, end) of its zones file; a geometry the file could not give is that zone's validation error. */
 async function zonesOf(task: TaskSpec, deps: TaskDeps): Promise<Zone[]> {
@@ -34,7 +53,7 @@ async function zonesOf(task: TaskSpec, deps: TaskDeps): Promise<Zone[]> {
   const source = await deps.answer.openSource(ref.href);
   let file;
   try {
-    const reader = await openZonesFile(source, ref.href, { format: mediaTypeFormat(ref.type), maxBytes: deps.zonesFileMaxBytes });
+    const reader = await zonesReader(source, ref, deps.zonesFileMaxBytes);
     file = await reader.read(task.start, task.end);
   } catch (e) {
     if (e instanceof ZonesFileError) throw new ZonalError('validation_failed', e.message);

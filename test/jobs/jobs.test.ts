@@ -254,7 +254,7 @@ describe.each(ENGINES)('jobs: $name', (engine) => {
       await own.close();
       await hang.close();
     }
-  });
+  }, 120_000);
 
   it.runIf(engine.redis)('goes on when the process that took the job is gone: another replica answers it', async () => {
     const submitter = await buildTestApp({ jobs: { ...jobsConfig, worker: false } });
