@@ -1,6 +1,7 @@
 /**
- * S3Source: s3://bucket/key through @aws-sdk/client-s3 (the only file importing the SDK); also the results
- * store's object calls (objectCalls, at the end).
+ * S3Source: s3://bucket/key through @aws-sdk/client-s3 (the only file importing the SDK); also the few
+ * object calls of the jobs' results store (objectCalls, at the end: put, streamed get, list, delete), so
+ * that the SDK stays in this one file.
  * Endpoint, region and credentials come from the standard AWS environment (contract §7):
  * AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL (path-style addressing when set), AWS_REGION (default
  * us-east-1) and the SDK's default credential chain. The operator's endpoint is trusted: it is not
@@ -238,42 +239,68 @@ async function readExactly(body: Readable, length: number): Promise<Uint8Array> 
 }
 
 /**
- * The results store's few object calls (jobs/results-s3.ts), with the same client, settings and a timeout
- * each: one PUT (atomic: a reader sees the old object or the whole new one), a streamed GET, a listing and
- * deletes. Not a source: the operator's bucket, trusted like its endpoint.
+ * The results store's object calls (jobs/results-s3.ts): one PutObject (atomic: a reader sees the old
+ * object or the whole new one), a streamed GetObject, a paginated ListObjectsV2 and DeleteObjects in
+ * batches of 1,000, with the client, endpoint, region and credentials of the sources. Each call has a
+ * deadline of `timeoutMs`; a GET's body, until it ends, `timeoutMs` between two chunks (never while its
+ * reader holds one: a slow client of the results is not cut off). Not a source: the operator's bucket,
+ * trusted like its endpoint; a failure is a plain Error naming the call and the key (the SDK's error name
+ * and status, never its text), so a task that meets one is tried again.
  */
 export interface ObjectCalls {
   put(bucket: string, key: string, body: Uint8Array): Promise<void>;
   /** The object's body, or undefined when there is no such key. */
   get(bucket: string, key: string, signal?: AbortSignal): Promise<AsyncIterable<Uint8Array> | undefined>;
+  /** Every key under `prefix`, all pages. */
   list(bucket: string, prefix: string): Promise<string[]>;
   remove(bucket: string, keys: readonly string[]): Promise<void>;
 }
 
 export function objectCalls(timeoutMs: number, env: Record<string, string | undefined> = process.env): ObjectCalls {
   const client = clientFor(s3SettingsFromEnv(env), timeoutMs);
-  const within = (signal?: AbortSignal) => ({
-    abortSignal: signal ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs),
-  });
+  /** One call, its deadline armed until it settles. */
+  const call = async <T>(doing: string, run: (signal: AbortSignal) => Promise<T>): Promise<T> => {
+    const watch = new CallWatch(timeoutMs, doing, undefined);
+    try {
+      watch.arm();
+      return await run(watch.signal);
+    } catch (e) {
+      throw watch.failure(e);
+    } finally {
+      watch.close();
+    }
+  };
   return {
     async put(bucket, key, body) {
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentLength: body.byteLength }), within());
+      await call(`write s3://${bucket}/${key}`, (abortSignal) =>
+        client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentLength: body.byteLength }), { abortSignal }),
+      );
     },
     async get(bucket, key, signal) {
+      const watch = new CallWatch(timeoutMs, `read s3://${bucket}/${key}`, signal);
+      let body: Readable | undefined;
       try {
-        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }), within(signal));
-        return out.Body as unknown as AsyncIterable<Uint8Array>;
+        watch.arm();
+        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: watch.signal });
+        watch.disarm();
+        body = out.Body as Readable | undefined;
+        if (body === undefined) throw new Error('no body');
       } catch (e) {
-        const name = (e as { name?: string }).name;
-        if (name === 'NoSuchKey' || name === 'NotFound') return undefined;
-        throw e;
+        watch.close();
+        const status = (e as SdkError | undefined)?.$metadata?.httpStatusCode;
+        if ((e as SdkError | undefined)?.name === 'NoSuchKey' || status === 404) return undefined;
+        throw watch.failure(e);
       }
+      // Iterated at once by its one caller (results-s3.ts readPart), which leaves it only through its end or return().
+      return watchedBody(body, watch);
     },
     async list(bucket, prefix) {
       const keys: string[] = [];
       let token: string | undefined;
       do {
-        const out = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }), within());
+        const out = await call(`list s3://${bucket}/${prefix}`, (abortSignal) =>
+          client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }), { abortSignal }),
+        );
         for (const o of out.Contents ?? []) if (o.Key) keys.push(o.Key);
         token = out.IsTruncated ? out.NextContinuationToken : undefined;
       } while (token);
@@ -282,8 +309,84 @@ export function objectCalls(timeoutMs: number, env: Record<string, string | unde
     async remove(bucket, keys) {
       for (let i = 0; i < keys.length; i += 1000) {
         const batch = keys.slice(i, i + 1000).map((Key) => ({ Key }));
-        await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch, Quiet: true } }), within());
+        const doing = `delete ${batch.length} keys of s3://${bucket}/`;
+        const out = await call(doing, (abortSignal) =>
+          client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch, Quiet: true } }), { abortSignal }),
+        );
+        // A DeleteObjects that succeeds may still fail some keys (access, a lock): quietly listed in Errors.
+        const failed = (out.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');
+        if (failed.length > 0) throw new Error(`Could not ${doing}: ${failed.length} failed (${failed[0]?.Code ?? 'no code'} for ${failed[0]?.Key ?? '?'}).`);
       }
     },
   };
+}
+
+/** The abort of one object call: the caller's signal, and a timer armed while the server is awaited. */
+class CallWatch {
+  readonly #ctl = new AbortController();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timedOut = false;
+  readonly #onOuter = (): void => this.#ctl.abort(this.outer?.reason);
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly doing: string,
+    private readonly outer: AbortSignal | undefined,
+  ) {
+    if (outer?.aborted) this.#ctl.abort(outer.reason);
+    else outer?.addEventListener('abort', this.#onOuter, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.#ctl.signal;
+  }
+
+  arm(): void {
+    this.disarm();
+    this.#timer = setTimeout(() => {
+      this.#timedOut = true;
+      this.#ctl.abort(new Error('timeout'));
+    }, this.timeoutMs);
+  }
+
+  disarm(): void {
+    clearTimeout(this.#timer);
+  }
+
+  /** What to throw for `e`: the caller's abort reason, the deadline, else the SDK's error name and status. */
+  failure(e: unknown): unknown {
+    if (this.outer?.aborted) return this.outer.reason ?? new DOMException('This operation was aborted', 'AbortError');
+    if (this.#timedOut) return new Error(`Could not ${this.doing}: the S3 server did not answer within ${this.timeoutMs} ms.`, { cause: e });
+    const err = (typeof e === 'object' && e !== null ? e : {}) as SdkError;
+    const name = typeof err.name === 'string' ? err.name : typeof err.Code === 'string' ? err.Code : 'an error';
+    const status = err.$metadata?.httpStatusCode;
+    return new Error(`Could not ${this.doing}: ${name}${status === undefined ? '' : ` (the S3 server answered ${status})`}.`, { cause: e });
+  }
+
+  close(): void {
+    this.disarm();
+    this.outer?.removeEventListener('abort', this.#onOuter);
+  }
+}
+
+/** A GET's body, chunk by chunk, the deadline armed only while the next chunk is awaited; destroyed when left. */
+async function* watchedBody(body: Readable, watch: CallWatch): AsyncGenerator<Uint8Array> {
+  const chunks = (body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      watch.arm();
+      let next: IteratorResult<Uint8Array>;
+      try {
+        next = await chunks.next();
+      } catch (e) {
+        throw watch.failure(e);
+      }
+      watch.disarm();
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    watch.close();
+    body.destroy();
+  }
 }
