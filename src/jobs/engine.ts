@@ -16,10 +16,7 @@ import { MemoryJobStore } from './memory-store.ts';
 import { statusDocument, type JobRecord } from './model.ts';
 import { BullTaskQueue, connectRedis, isRedisDown } from './redis.ts';
 import { RedisJobStore } from './redis-store.ts';
-import type { ResultsStore } from './results.ts';
-import { FileResults } from './results-file.ts';
-import { S3Results } from './results-s3.ts';
-import { fileURLToPath } from 'node:url';
+import { openResultsStore } from './results.ts';
 import type { JobStore } from './store.ts';
 import type { TaskQueue } from './queue.ts';
 
@@ -126,11 +123,3 @@ function guarded<T extends object>(target: T): T {
 }
 
 const guardedQueue = guarded<TaskQueue>;
-
-/** The results store ZONAL_RESULTS_URL names (config.ts checked its form). */
-function openResultsStore(url: string, options: { timeoutMs: number }): ResultsStore {
-  if (url.startsWith('file:')) return new FileResults(fileURLToPath(url));
-  const s3 = /^s3:\/\/([^/]+)\/?(.*)$/.exec(url);
-  if (s3) return new S3Results(s3[1] as string, (s3[2] ?? '').replace(/\/+$/, ''), options.timeoutMs);
-  throw new Error('ZONAL_RESULTS_URL must be file:///absolute/folder or s3://bucket/prefix.');
-}

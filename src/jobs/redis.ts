@@ -1,7 +1,7 @@
 /**
  * Redis for jobs (ZONAL_REDIS_URL): the one file importing ioredis and BullMQ. The client for records fails
- * fast while Redis is unreachable (no offline queue, one try), so a submission or a status read answers 503
- * at once instead of hanging; BullMQ's worker keeps its own blocking connection and reconnects by itself.
+ * soon while Redis is unreachable (one retry, a command timeout), so a submission or a status read answers
+ * 503 within seconds instead of hanging; BullMQ's worker keeps its own blocking connection and reconnects by itself.
  * Tasks are BullMQ jobs with the id `<job id>_<task index>`, so a task queued twice is one task; a process
  * that dies mid-task leaves it locked until its lock lapses (ZONAL_JOB_LOCK_MS), then the stalled check puts
  * it back in the queue for another process.
@@ -17,14 +17,18 @@ export type RedisClient = Redis;
 /** Redis errors that mean "not reachable now" rather than a bug. */
 export function isRedisDown(e: unknown): boolean {
   const m = e instanceof Error ? e.message : '';
-  return /Connection is closed|Stream isn't writeable|enableOfflineQueue|ECONNREFUSED|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|connect|MaxRetriesPerRequest/i.test(m);
+  return /Command timed out|Connection is closed|Stream isn't writeable|enableOfflineQueue|ECONNREFUSED|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|connect|MaxRetriesPerRequest/i.test(
+    m,
+  );
 }
 
 /** The records' client: commands fail at once while Redis is down; it reconnects in the background. */
 export function connectRedis(url: string): Redis {
   const redis = new Redis(url, {
-    enableOfflineQueue: false,
+    // Commands sent while it connects wait for it (a refused first command made a just-started replica answer
+    // 503), but never long: one retry, and at most COMMAND_TIMEOUT_MS each.
     maxRetriesPerRequest: 1,
+    commandTimeout: COMMAND_TIMEOUT_MS,
     connectTimeout: 2_000,
     retryStrategy: (times) => Math.min(times * 200, 2_000),
   });
@@ -34,6 +38,8 @@ export function connectRedis(url: string): Redis {
 }
 
 const QUEUE = 'zonal-tasks';
+/** How long one command to Redis may take before the caller is told it is unreachable, ms. */
+const COMMAND_TIMEOUT_MS = 3_000;
 /** How long a closing process waits for its running task, ms. */
 const CLOSE_GRACE_MS = 10_000;
 
@@ -48,7 +54,7 @@ export class BullTaskQueue implements TaskQueue {
   ) {
     const url = config.redisUrl as string;
     this.#queue = new Queue(QUEUE, {
-      connection: { url, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 },
+      connection: { url, maxRetriesPerRequest: 1, commandTimeout: COMMAND_TIMEOUT_MS, connectTimeout: 2_000 },
       prefix: `${config.redisPrefix}bull`,
     });
     this.#queue.on('error', () => undefined);
