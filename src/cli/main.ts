@@ -3,22 +3,26 @@
  *
  *   zonal raster <source> --zones zones.geojson [--stats count,mean] [--bands 1,2] [--pixels center] ...
  *   zonal vector <source.parquet> --zones zones.csv --columns a,b [--weighting area] ...
+ *   zonal raster <source> --zones zones.geojson --server http://host:3000 --job   (one job of the service)
+ *   zonal worker   (takes the tasks of jobs from Redis: ZONAL_REDIS_URL)
  *
- * The same engine as the service, in process, or the services given with --server. Exit codes: 0 every
- * zone answered, 1 some zone had an error (all results still written), 2 a usage or request error,
- * 130 stopped by Ctrl-C. Messages go to stderr, without stack traces.
+ * The same engine as the service, in process, or the services given with --server (in chunks, or as one job
+ * with --job). Exit codes: 0 every zone answered, 1 some zone had an error (all results still written), 2 a
+ * usage or request error, 130 stopped by Ctrl-C. Messages go to stderr, without stack traces.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CliError, EXIT_USAGE, messageOf } from './errors.ts';
 import type { Job, JobKind } from './job.ts';
 import { formatOfPath, OUTPUT_FORMATS } from './output.ts';
-import { run, sourceUrl } from './run.ts';
 import type { ZonesFormat } from '../inputs/zones-file.ts';
 
 const EXIT_INTERRUPTED = 130;
 
 interface CommonOptions {
-  zones: string;
+  zones?: string;
+  zonesHref?: string;
+  zonesType?: string;
+  job?: boolean;
   zonesFormat?: ZonesFormat;
   geometryColumn?: string;
   idColumn?: string;
@@ -82,7 +86,9 @@ function collect(value: string, previous: string[]): string[] {
 /** The options both commands share. */
 function withCommon(cmd: Command): Command {
   return cmd
-    .requiredOption('-z, --zones <file>', 'the zones: GeoJSON FeatureCollection, GeoParquet, or CSV with a WKT or GeoJSON geometry column')
+    .option('-z, --zones <file>', 'the zones: GeoJSON FeatureCollection, GeoParquet, or CSV with a WKT or GeoJSON geometry column')
+    .option('--zones-href <url>', 'with --job: a zones file the service reads itself (http(s)://, s3://, or file:// inside its data roots) instead of --zones')
+    .option('--zones-type <media type>', 'with --zones-href: its media type (default: by --zones-format, else the service decides by name and content)')
     .addOption(
       new Option('--zones-format <format>', 'the zones file format (default: by extension, else by content)').choices(['geojson', 'geoparquet', 'csv']),
     )
@@ -98,6 +104,7 @@ function withCommon(cmd: Command): Command {
         .argParser(collect)
         .default([], 'in process'),
     )
+    .option('--job', 'with --server: the zones as one job of the first server (OGC API – Processes), polled, its results downloaded')
     .option('--chunk <n>', 'with --server: zones per request', count(1), 500)
     .option('--retries <n>', 'with --server: tries again after 502/503/504 or a connection error', count(0), 3)
     .option('--retry-delay <ms>', 'with --server: wait before the first retry, doubled at each next one', count(0), 250)
@@ -105,7 +112,28 @@ function withCommon(cmd: Command): Command {
     .showHelpAfterError(`(zonal ${cmd.name()} --help lists the options)`);
 }
 
-export function buildProgram(start: (kind: JobKind, source: string, body: Omit<Job['body'], 'url'>, common: CommonOptions) => Promise<void>): Command {
+/** The media type of each --zones-format, for a zones file the service reads (--zones-href). */
+const MEDIA_TYPE_OF: Record<ZonesFormat, string> = { geojson: 'application/geo+json', geoparquet: 'application/vnd.apache.parquet', csv: 'text/csv' };
+
+/** Where the zones come from: a local file (--zones), or with --job a file the service reads (--zones-href); CliError otherwise. */
+function checkZonesOptions(o: CommonOptions): void {
+  if (o.job && o.server.length === 0) throw new CliError('--job sends the zones to a service: name it with --server URL.');
+  if (o.zonesHref === undefined) {
+    if (o.zones === undefined) throw new CliError("required option '-z, --zones <file>' not specified (or --zones-href <url> with --server URL --job).");
+    if (o.zonesType !== undefined) throw new CliError('--zones-type goes with --zones-href (a local zones file takes --zones-format).');
+    return;
+  }
+  if (!o.job) throw new CliError('--zones-href is read by the service: it goes with --server URL --job.');
+  if (o.zones !== undefined) throw new CliError('--zones and --zones-href both name the zones: give one of them.');
+  if (o.geometryColumn !== undefined || o.idColumn !== undefined) {
+    throw new CliError('--geometry-column and --id-column apply to a local zones file: the service reads a --zones-href file with its defaults.');
+  }
+}
+
+export function buildProgram(
+  start: (kind: JobKind, source: string, body: Omit<Job['body'], 'url'>, common: CommonOptions) => Promise<void>,
+  startWorker: () => Promise<void>,
+): Command {
   const program = new Command('zonal')
     .description('Zonal statistics of a Cloud Optimized GeoTIFF or a GeoParquet file for every zone of a zones file.')
     .exitOverride()
@@ -139,6 +167,10 @@ export function buildProgram(start: (kind: JobKind, source: string, body: Omit<J
       o,
     );
   });
+  program
+    .command('worker')
+    .description("take the tasks of jobs from Redis (ZONAL_REDIS_URL) until SIGTERM or Ctrl-C; configured by the service's environment variables")
+    .action(startWorker);
   return program;
 }
 
@@ -153,25 +185,39 @@ export async function main(argv: readonly string[]): Promise<number> {
   // The launcher (bin/zonal.mjs) runs from the project's folder and names the user's one here.
   const cwd = process.env['ZONAL_CLI_CWD'] ?? process.cwd();
   let code = 0;
-  const program = buildProgram(async (kind, source, body, o) => {
-    const format = o.format ?? (o.output !== undefined ? formatOfPath(o.output) : undefined) ?? 'csv';
-    code = await run({
-      job: { kind, body: { url: sourceUrl(source, cwd), ...body } },
-      zones: o.zones,
-      zonesOptions: { format: o.zonesFormat, geometryColumn: o.geometryColumn, idColumn: o.idColumn },
-      format,
-      output: o.output,
-      concurrency: o.concurrency,
-      servers: o.server,
-      chunk: o.chunk,
-      retries: o.retries,
-      retryDelay: o.retryDelay,
-      progress: o.progress,
-      signal: controller.signal,
-      cwd,
-      log: (line) => process.stderr.write(`zonal: ${line}\n`),
-    });
-  });
+  const log = (line: string): void => void process.stderr.write(`zonal: ${line}\n`);
+  const program = buildProgram(
+    async (kind, source, body, o) => {
+      checkZonesOptions(o);
+      // Loaded once the options are checked: a usage error or --help answers without loading the engine.
+      const { run, sourceUrl } = await import('./run.ts');
+      const format = o.format ?? (o.output !== undefined ? formatOfPath(o.output) : undefined) ?? 'csv';
+      code = await run({
+        job: { kind, body: { url: sourceUrl(source, cwd), ...body } },
+        zones: o.zones,
+        asJob: o.job,
+        zonesHref: o.zonesHref === undefined ? undefined : sourceUrl(o.zonesHref, cwd),
+        zonesType: o.zonesType ?? (o.zonesFormat === undefined ? undefined : MEDIA_TYPE_OF[o.zonesFormat]),
+        zonesOptions: { format: o.zonesFormat, geometryColumn: o.geometryColumn, idColumn: o.idColumn },
+        format,
+        output: o.output,
+        concurrency: o.concurrency,
+        servers: o.server,
+        chunk: o.chunk,
+        retries: o.retries,
+        retryDelay: o.retryDelay,
+        progress: o.progress,
+        signal: controller.signal,
+        cwd,
+        log,
+      });
+    },
+    async () => {
+      // Loaded only here: the jobs engine brings Redis, BullMQ and S3 clients every other run can do without.
+      const { runWorker } = await import('./worker.ts');
+      code = await runWorker({ signal: controller.signal, log });
+    },
+  );
   try {
     await program.parseAsync([...argv]);
     return code;

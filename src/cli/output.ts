@@ -77,6 +77,15 @@ async function openFile(path: string | undefined, cwd: string): Promise<Output> 
   return new Output(stream, true, path);
 }
 
+/** The format named, checked against where it goes (a binary format needs a file), before any work. */
+export function checkOutput(name: string, path: string | undefined): Format {
+  const format = formatNamed(name) as Format;
+  if (format.binary && path === undefined) {
+    throw new CliError(`--format ${format.name} writes a file: name it with --output (for example --output zones.${format.extensions[0] ?? format.name}).`);
+  }
+  return format;
+}
+
 /** Writes the outcomes, as they come, to the file at `path` (stdout without one) in the format named. */
 export async function writeOutcomes(
   name: string,
@@ -85,11 +94,16 @@ export async function writeOutcomes(
   keyName: 'band' | 'column',
   cwd = process.cwd(),
 ): Promise<void> {
-  const format = formatNamed(name) as Format;
-  if (format.binary && path === undefined) {
-    throw new CliError(`--format ${format.name} writes a file: name it with --output (for example --output zones.${format.extensions[0] ?? format.name}).`);
-  }
+  const format = checkOutput(name, path);
   const out = await openFile(path, cwd);
   for await (const piece of format.write(outcomes, { keyName, includeGeometry: true })) await out.write(piece);
+  await out.close();
+}
+
+/** Writes bytes already in the format named (a job's results as the service wrote them), as they come. */
+export async function writeBytes(name: string, path: string | undefined, body: AsyncIterable<Uint8Array>, cwd = process.cwd()): Promise<void> {
+  checkOutput(name, path);
+  const out = await openFile(path, cwd);
+  for await (const piece of body) await out.write(piece);
   await out.close();
 }

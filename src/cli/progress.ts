@@ -5,11 +5,14 @@
 import cliProgress from 'cli-progress';
 
 export interface Progress {
+  /** One more zone done. */
   tick(): void;
+  /** `done` zones done in all (a job's progress, read from its status). */
+  set(done: number): void;
   stop(): void;
 }
 
-const SILENT: Progress = { tick: () => undefined, stop: () => undefined };
+const SILENT: Progress = { tick: () => undefined, set: () => undefined, stop: () => undefined };
 
 export function createProgress(total: number, enabled: boolean, stream: NodeJS.WriteStream = process.stderr): Progress {
   if (!enabled || !stream.isTTY || total === 0) return SILENT;
@@ -27,12 +30,19 @@ export function createProgress(total: number, enabled: boolean, stream: NodeJS.W
   const started = performance.now();
   let done = 0;
   bar.start(total, 0, { rate: '0' });
+  const show = (): void => {
+    const seconds = (performance.now() - started) / 1000;
+    const rate = seconds > 0 ? done / seconds : 0;
+    bar.update(done, { rate: rate >= 100 ? rate.toFixed(0) : rate.toFixed(1) });
+  };
   return {
     tick() {
       done++;
-      const seconds = (performance.now() - started) / 1000;
-      const rate = seconds > 0 ? done / seconds : 0;
-      bar.update(done, { rate: rate >= 100 ? rate.toFixed(0) : rate.toFixed(1) });
+      show();
+    },
+    set(n) {
+      done = Math.min(total, Math.max(done, n));
+      show();
     },
     stop() {
       bar.stop();

@@ -37,7 +37,8 @@ class Retryable extends Error {
   }
 }
 
-function endpoint(server: string, kind: Job['kind']): URL {
+/** A --server URL as the base of the service's paths (ending in /); a CliError when it is no http(s) URL. */
+export function serverBase(server: string): URL {
   let base: URL;
   try {
     base = new URL(server.endsWith('/') ? server : `${server}/`);
@@ -45,10 +46,14 @@ function endpoint(server: string, kind: Job['kind']): URL {
     throw new CliError(`--server ${server} is not a URL (for example http://localhost:3000).`);
   }
   if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new CliError(`--server ${server} must be an http or https URL.`);
-  return new URL(`api/v1/zonal-stats/${kind}`, base);
+  return base;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+function endpoint(server: string, kind: Job['kind']): URL {
+  return new URL(`api/v1/zonal-stats/${kind}`, serverBase(server));
+}
+
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
       reject(signal.reason);
@@ -66,13 +71,13 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function retryAfterMs(header: string | null): number | undefined {
+export function retryAfterMs(header: string | null): number | undefined {
   if (header === null) return undefined;
   const seconds = Number(header);
   return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds * 1000, MAX_RETRY_AFTER_MS) : undefined;
 }
 
-async function problemDetail(res: Response): Promise<string> {
+export async function problemDetail(res: Response): Promise<string> {
   const text = await res.text().catch(() => '');
   try {
     const p = JSON.parse(text) as { detail?: unknown; title?: unknown };

@@ -1,6 +1,6 @@
 /**
  * One `zonal` run: check the request, read the zones, answer them (in process, or by the services given
- * with --server), write each outcome as it comes, show progress; the exit code says whether every zone
+ * with --server, or as one job of a service with --job), write each outcome as it comes, show progress; the exit code says whether every zone
  * was answered (0) or some zone had an error (1). Problems of the run itself are thrown (exit 2).
  */
 import { resolve } from 'node:path';
@@ -13,11 +13,18 @@ import { writeOutcomes } from './output.ts';
 import { createProgress } from './progress.ts';
 import { localOutcomes } from './engine.ts';
 import { remoteOutcomes } from './remote.ts';
+import { runJob, type JobZones } from './job-client.ts';
 
 export interface RunOptions {
   job: Job;
-  zones: string;
+  /** The zones file (a local path); with `asJob`, either this or `zonesHref`. */
+  zones?: string | undefined;
   zonesOptions: ZonesOptions;
+  /** --job: the zones as one job of the first server (job-client.ts). */
+  asJob?: boolean;
+  /** --zones-href: a zones file the server reads itself (with `asJob`), and its media type. */
+  zonesHref?: string | undefined;
+  zonesType?: string | undefined;
   /** An output format's name (formats/). */
   format: string;
   output?: string;
@@ -43,6 +50,7 @@ export function sourceUrl(arg: string, cwd = process.cwd()): string {
 
 /** The zones file read whole; what the user can fix in it is a CliError (exit 2), in the same words. */
 async function zonesOf(options: RunOptions): Promise<ZonesFile> {
+  if (options.zones === undefined) throw new CliError('--zones names no file.');
   try {
     return await readZones(options.zones, { ...options.zonesOptions, cwd: options.cwd });
   } catch (e) {
@@ -50,11 +58,30 @@ async function zonesOf(options: RunOptions): Promise<ZonesFile> {
   }
 }
 
+/** --job: the zones (read here, or by reference) as one job of the first server. */
+async function runAsJob(job: Job, options: RunOptions, showProgress: boolean): Promise<number> {
+  const server = options.servers[0];
+  if (server === undefined) throw new CliError('--job sends the zones to a service: name it with --server URL.');
+  const zones: JobZones = options.zonesHref !== undefined ? { href: options.zonesHref, type: options.zonesType } : { inline: (await zonesOf(options)).zones };
+  return runJob(job, zones, {
+    server,
+    format: options.format,
+    output: options.output,
+    cwd: options.cwd,
+    progress: showProgress,
+    retries: options.retries,
+    retryDelay: options.retryDelay,
+    signal: options.signal,
+    log: options.log,
+  });
+}
+
 export async function run(options: RunOptions): Promise<number> {
   const job = checkJob(options.job);
-  const { zones, unreadable } = await zonesOf(options);
   // A bar on the terminal where the results are printed would be drawn into them.
   const toTerminal = options.output === undefined && process.stdout.isTTY === true;
+  if (options.asJob) return runAsJob(job, options, options.progress && !toTerminal);
+  const { zones, unreadable } = await zonesOf(options);
   const progress = createProgress(zones.length, options.progress && !toTerminal);
   let failed = 0;
   const outcomes =
