@@ -2,7 +2,10 @@
 # Deployment smoke test: 3 instances of the compiled service behind Debian's nginx on loopback, steady load
 # through nginx, one instance killed mid-load (KILL_SIGNAL, default KILL: no drain at all) and restarted;
 # reports requests sent, failed and p99. Target: 0 failed. Installs nginx with apt-get when missing.
-# Environment: DURATION_S (20), CONCURRENCY (8), KILL_SIGNAL (KILL), BASE_PORT (3101), NGINX_PORT (8088).
+# Then deploy/smoke-jobs.sh (unless SMOKE_JOBS=0): 3 API replicas and 2 `zonal worker` processes on the local
+# Redis, one worker SIGKILLed mid-job, every zone's row once; its JSON line comes last.
+# Environment: DURATION_S (20), CONCURRENCY (8), KILL_SIGNAL (KILL), BASE_PORT (3101), NGINX_PORT (8088),
+# SMOKE_JOBS (1); the jobs run on BASE_PORT + 10 and NGINX_PORT + 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v nginx >/dev/null || { apt-get update -qq && apt-get install -y -qq nginx >/dev/null; }
@@ -35,3 +38,5 @@ wait $load
 cat "$WORK/result.json"
 failed=$(node -e "console.log(JSON.parse(require('fs').readFileSync('$WORK/result.json','utf8')).failed)")
 [ "$failed" = 0 ]
+cleanup; trap - EXIT
+[ "${SMOKE_JOBS:-1}" = 0 ] || BASE_PORT=$((BASE_PORT + 10)) NGINX_PORT=$((NGINX_PORT + 1)) bash deploy/smoke-jobs.sh
