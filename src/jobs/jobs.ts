@@ -10,6 +10,7 @@ import { tally, countJob, countTask } from '../observe.ts';
 import type { JobsConfig } from '../config.ts';
 import type { AnswerDeps } from '../zonal/answer.ts';
 import type { Question, ZoneInput, ZoneOutcome } from '../zonal/model.ts';
+import { parseStatNames } from '../stats/names.ts';
 import { isFinal, PROCESSES, taskRanges, type JobRecord, type ProcessId, type Subscriber, type TaskResult, type TaskSpec, type ZonesRef } from './model.ts';
 import type { JobStore } from './store.ts';
 import { TryAgain, type Attempt, type TaskQueue } from './queue.ts';
@@ -66,6 +67,9 @@ export class Jobs {
       );
     }
     if (count === 0) throw new ZonalError('validation_failed', 'The job has no zones: give at least one feature.');
+    // What a request refuses before reading anything is refused at submission, not after every task ran.
+    const stats = (s.question as { stats?: string[] }).stats;
+    if (stats) parseStatNames(stats, s.question.kind.startsWith('vector') ? 'vector' : 'raster');
     const at = this.#now();
     const size = s.question.kind === 'raster-stac-search' ? Math.min(config.taskZones, 1_000) : config.taskZones;
     const ranges = taskRanges(count, size);
@@ -151,9 +155,25 @@ export class Jobs {
 
   /** Runs one task (the queue's handler): skipped when its job is gone or final; TryAgain while an upstream failure may pass. */
   readonly handle = async (task: TaskSpec, attempt: Attempt): Promise<void> => {
+    let result: TaskResult | undefined;
+    try {
+      result = await this.#answer(task, attempt);
+    } catch (e) {
+      // The last try failed outside the zones' own answers (the job store, the results store): the task still
+      // ends, its zones with the error, so that the job does not wait for it until its time to live runs out.
+      if (!attempt.final || e instanceof TryAgain) throw e;
+      result = await writeFailedTask(task, problemOf(e), this.deps.results);
+    }
+    if (!result) return;
+    countTask(result.failed ? 'failed' : 'answered');
+    await this.#settle(task, result);
+  };
+
+  /** The task's zones answered and written, or undefined when the job is gone, final or dismissed meanwhile. */
+  async #answer(task: TaskSpec, attempt: Attempt): Promise<TaskResult | undefined> {
     const { store, results } = this.deps;
     const record = await store.get(task.jobId);
-    if (!record || isFinal(record.status)) return;
+    if (!record || isFinal(record.status)) return undefined;
     await store.start(task.jobId, this.#now());
     const controller = new AbortController();
     const watch = setInterval(() => {
@@ -162,27 +182,24 @@ export class Jobs {
         () => undefined,
       );
     }, DISMISS_POLL_MS);
-    let result: TaskResult;
     try {
-      result = await runTask(task, {
+      return await runTask(task, {
         answer: this.deps.answerDeps(controller.signal),
         results,
         zonesFileMaxBytes: this.deps.config.zonesFileMaxBytes,
         onProgress: (n) => void store.progress(task.jobId, task.index, n).catch(() => undefined),
       });
     } catch (e) {
-      if (controller.signal.aborted) return;
+      if (controller.signal.aborted) return undefined;
       if (mayPass(e) && !attempt.final) {
         tally.jobs.retries += 1;
         throw new TryAgain(problemOf(e).detail);
       }
-      result = await writeFailedTask(task, problemOf(e), results);
+      return await writeFailedTask(task, problemOf(e), results);
     } finally {
       clearInterval(watch);
     }
-    countTask(result.failed ? 'failed' : 'answered');
-    await this.#settle(task, result);
-  };
+  }
 
   /** Counts the task; the one call that finishes the job tells its subscriber. */
   async #settle(task: TaskSpec, result: TaskResult): Promise<void> {

@@ -97,9 +97,9 @@ export function finalOutcome(
   return { status: 'successful', message: `Done: ${r.zones.toLocaleString('en')} zone(s), ${failed}.` };
 }
 
-/** Progress 0–100 by zones answered; 100 only once the job is successful. */
+/** Progress 0–100 by zones answered; 100 only once the job has ended (successful or failed). */
 function progressOf(r: Pick<JobRecord, 'zones' | 'zonesDone' | 'status'>): number {
-  if (r.status === 'successful') return 100;
+  if (r.status === 'successful' || r.status === 'failed') return 100;
   if (r.zones === 0) return 0;
   return Math.min(99, Math.floor((100 * r.zonesDone) / r.zones));
 }
@@ -113,7 +113,12 @@ export function statusDocument(r: JobRecord, base: string) {
     { href: self, rel: 'self', type: 'application/json', title: 'This status document' },
   ];
   if (r.status === 'successful') {
-    links.push({ href: `${self}/results`, rel: OGC_RESULTS, type: 'application/geo+json', title: 'The rows (NDJSON, CSV, GeoJSON or GeoParquet by Accept)' });
+    links.push({
+      href: `${self}/results`,
+      rel: OGC_RESULTS,
+      type: 'application/json',
+      title: 'The rows (JSON by default; NDJSON, CSV, GeoJSON or GeoParquet by Accept)',
+    });
   }
   return {
     jobID: r.id,
