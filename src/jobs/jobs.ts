@@ -5,6 +5,7 @@
  * chooses the store and the queue).
  */
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { ZonalError } from '../errors.ts';
 import { tally, countJob, countTask } from '../observe.ts';
 import type { JobsConfig } from '../config.ts';
@@ -176,6 +177,8 @@ export class Jobs {
     if (!record || isFinal(record.status)) return undefined;
     await store.start(task.jobId, this.#now());
     const controller = new AbortController();
+    // Every read, worker task and cache wait of the task listens to this one signal (as a request's does).
+    setMaxListeners(256, controller.signal);
     const watch = setInterval(() => {
       store.get(task.jobId).then(
         (r) => r?.status === 'dismissed' && controller.abort(new Error('dismissed')),
