@@ -266,6 +266,8 @@ describe.skipIf(!chromiumPath)('web page (Chromium)', () => {
       await page.locator('#source-url').fill(itemUrl);
       expect(await page.locator('#source-stac').isChecked()).toBe(true);
       await page.locator('#source-load').click();
+      // The Item's asset loaded (not the previous test's source, still shown until the new one is read).
+      await expect.poll(() => page.locator('[data-testid="source-info"]').textContent(), { timeout: 30_000 }).toContain('asset elevation');
       await page.locator('[data-testid="source-info"][data-kind="raster"]').waitFor();
       expect(await page.locator('#source-asset').inputValue()).toBe('elevation');
       await pasteTwoZones();
