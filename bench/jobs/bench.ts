@@ -60,7 +60,7 @@ const num = (name: string, dflt: number): number => {
 };
 const PARTS = new Set((process.env['BENCH_PARTS'] ?? 'throughput,memory,faults').split(',').map((s) => s.trim()));
 const RUNS = num('BENCH_JOBS_RUNS', 3);
-// Points by default: 1,000,000 squares take ~10 min on 2 cores (10 × the 100,000-zone job), points a few.
+// Points by default: 1,000,000 squares take 5-8 min on 2 cores (10 × the 100,000-zone job), points about one.
 const MEM_ZONES = process.env['BENCH_JOBS_MEM_ZONES'] === 'squares' ? 'squares' : 'points';
 const PARQUET_1M = join(DATA_DIR, MEM_ZONES === 'points' ? 'jobs_points_1m.parquet' : 'jobs_zones_1m.parquet');
 const KILLS = num('BENCH_JOBS_KILLS', 3);
@@ -358,7 +358,9 @@ async function startCluster(name: string, workers: number, threadsPerWorker: num
   };
   const kind = workerKind();
   const workerEnv = { ...env, ZONAL_WORKERS: String(threadsPerWorker), ZONAL_JOB_WORKER: '1' };
-  const api = tracked(await startServiceProc(`${name} API`, { ...env, ZONAL_JOB_WORKER: '0' }));
+  // BENCH_JOBS_API_NODE_OPTIONS: Node flags for the API instances only (--max-old-space-size=…: is its peak garbage or live?).
+  const apiNode = process.env['BENCH_JOBS_API_NODE_OPTIONS'];
+  const api = tracked(await startServiceProc(`${name} API`, { ...env, ZONAL_JOB_WORKER: '0', ...(apiNode ? { NODE_OPTIONS: apiNode } : {}) }));
   const ws = await Promise.all(Array.from({ length: workers }, (_, i) => startWorker(`${name} worker ${i + 1}`, kind, workerEnv)));
   return { name, api, workers: ws, env, workerEnv, kind };
 }
@@ -1070,7 +1072,7 @@ function render(r: Report): string {
   L.push(
     `Machine: ${r.meta['cpus']}; ${r.meta['memory']}; Node ${process.version}; commit ${r.meta['commit']}. ` +
       `1-min load average ${r.meta['loadStart']} → ${r.meta['loadEnd']}; machine busy in the 3 s before: ${r.meta['busyBefore']} %. ` +
-      `Redis ${REDIS_URL} (prefix ${PREFIX}, ${r.meta['redisKeysDeleted']} keys deleted after); results in a temporary folder (file://). Status polled every ${POLL_MS} ms.`,
+      `Redis ${REDIS_URL} (prefix ${PREFIX}, ${r.meta['redisKeysDeleted'] ?? 'not yet'} keys deleted after); results in a temporary folder (file://). Status polled every ${POLL_MS} ms.`,
     '',
   );
   if (r.throughput) throughputSection(r.throughput, L);
@@ -1090,11 +1092,23 @@ function render(r: Report): string {
 function onSignal(sig: NodeJS.Signals): void {
   say(`${sig}: stopping ${live.size} processes, removing this run's Redis keys and results`);
   void Promise.all([...live].map((p) => p.kill().catch(() => undefined)))
-    .then(() => cleanRedis().catch(() => 0))
-    .finally(() => {
+    .then(() => {
       rmSync(resultsDir, { recursive: true, force: true });
-      process.exit(130);
-    });
+      return cleanRedis().catch(() => 0);
+    })
+    .finally(() => process.exit(130));
+}
+
+/** Writes bench/out/jobs-results.md and .json as they stand (after every part, so a run stopped midway keeps what it measured). */
+function writeReport(report: Report): string {
+  report.meta['loadEnd'] = loadavg()[0]!.toFixed(2);
+  const md = render(report);
+  writeFileSync(join(OUT_DIR, 'jobs-results.md'), md);
+  writeFileSync(
+    join(OUT_DIR, 'jobs-results.json'),
+    JSON.stringify(report, (k, v: unknown) => (k === 'answers' ? undefined : v), 1),
+  );
+  return md;
 }
 
 async function main(): Promise<void> {
@@ -1119,6 +1133,7 @@ async function main(): Promise<void> {
   const attempt = async (name: string, fn: () => Promise<void>) => {
     try {
       await fn();
+      writeReport(report);
     } catch (e) {
       report.errors.push(`${name}: ${(e as Error).stack ?? String(e)}`);
       say(`${name} FAILED: ${(e as Error).stack ?? String(e)}`);
@@ -1149,11 +1164,7 @@ async function main(): Promise<void> {
     report.meta['redisKeysDeleted'] = await cleanRedis().then(String, (e: Error) => `none (${e.message})`);
     rmSync(resultsDir, { recursive: true, force: true });
   }
-  report.meta['loadEnd'] = loadavg()[0]!.toFixed(2);
-  const md = render(report);
-  writeFileSync(join(OUT_DIR, 'jobs-results.md'), md);
-  const json = JSON.stringify(report, (k, v: unknown) => (k === 'answers' ? undefined : v), 1);
-  writeFileSync(join(OUT_DIR, 'jobs-results.json'), json);
+  const md = writeReport(report);
   say(`\n${md}\n(bench/out/jobs-results.md and .json)`);
   if (report.errors.length) process.exitCode = 1;
 }
