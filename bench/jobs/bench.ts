@@ -818,7 +818,15 @@ async function memory(): Promise<MemoryResult> {
       watch = new Watch(procs);
       heap = new HeapProbe(c.api.port!);
     };
-    const r = await runJob(c.api.port!, jobInputs(COG, PARQUET_1M), zones, { onPoll, onDone });
+    let r: JobRun;
+    try {
+      r = await runJob(c.api.port!, jobInputs(COG, PARQUET_1M), zones, { onPoll, onDone });
+    } catch (e) {
+      // Their timers would keep the driver alive after a failed run.
+      watch.stop();
+      heap.stop();
+      throw e;
+    }
     const read = watch.stop();
     const readHeap = heap.stop();
     return {
