@@ -7,6 +7,7 @@
  */
 import type { ZoneInput as Zone, ZoneOutcome, ZoneError } from '../zonal/model.ts';
 import type { StatsResponse } from '../zonal/model.ts';
+import { raceAbort } from '../source/errors.ts';
 import { CliError } from './errors.ts';
 import type { Job } from './job.ts';
 
@@ -201,25 +202,30 @@ interface ChunkRun {
   waiting: (() => void)[];
   /** Tells the hand-out that a chunk was started. */
   started: () => void;
-  /** Rejected with the first failure (a chunk's, or the caller's abort). */
-  readonly failed: Promise<never>;
-  /** Records a failure: the first one rejects `failed`. */
+  /**
+   * Aborted with the first failure (a chunk's, or the caller's abort). A signal, not a promise: each wait
+   * listens only while it waits, where a race against a pending promise would keep every chunk's outcomes.
+   */
+  readonly failed: AbortSignal;
+  /** Records a failure: the first one aborts `failed`. */
   readonly fail: (e: unknown) => void;
 }
 
 /** A run's shared state, nothing started yet. */
 function chunkRun(chunks: Zone[][], concurrency: number): ChunkRun {
-  let failNow!: (e: unknown) => void;
-  const failed = new Promise<never>((_, reject) => (failNow = reject));
-  failed.catch(() => undefined);
-  let failure = false;
-  const fail = (e: unknown): void => {
-    if (!failure) {
-      failure = true;
-      failNow(e);
-    }
+  const failure = new AbortController();
+  const fail = (e: unknown): void => failure.abort(e);
+  return {
+    chunks,
+    settled: new Array(chunks.length),
+    next: 0,
+    handed: 0,
+    ahead: 4 * concurrency,
+    waiting: [],
+    started: () => undefined,
+    failed: failure.signal,
+    fail,
   };
-  return { chunks, settled: new Array(chunks.length), next: 0, handed: 0, ahead: 4 * concurrency, waiting: [], started: () => undefined, failed, fail };
 }
 
 /** Wakes the workers waiting for the hand-out to move on (or for the run to stop). */
@@ -271,8 +277,8 @@ export async function* remoteOutcomes(job: Job, zones: readonly Zone[], options:
   try {
     // Outcomes go out in input order, each chunk as soon as it and all before it are answered.
     while (run.handed < run.chunks.length) {
-      while (run.settled[run.handed] === undefined) await Promise.race([new Promise<void>((r) => (run.started = r)), run.failed]);
-      const outcomes = await Promise.race([run.settled[run.handed] as Promise<ZoneOutcome[]>, run.failed]);
+      while (run.settled[run.handed] === undefined) await raceAbort(new Promise<void>((r) => (run.started = r)), run.failed);
+      const outcomes = await raceAbort(run.settled[run.handed] as Promise<ZoneOutcome[]>, run.failed);
       run.settled[run.handed] = undefined;
       run.handed++;
       wakeAll(run);

@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZonalError, type ErrorCode } from '../errors.ts';
 import { SourceError } from '../source/source.ts';
-import { toZonalError } from '../source/errors.ts';
+import { raceAbort, toZonalError } from '../source/errors.ts';
 import type { StatsResponse, ZoneError, ZoneOutcome } from '../zonal/model.ts';
 import { formatOfAccept, type Format, type FormatOptions } from '../formats/index.ts';
 
@@ -53,11 +53,10 @@ export async function replyZones(
 
 /** A streaming format's pieces until the client goes (at once, whatever the zones in flight wait for) or the request fails. */
 async function* streamed(signal: AbortSignal, format: Format, pieces: AsyncGenerator<string | Uint8Array>): AsyncGenerator<string | Uint8Array> {
-  const gone = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
-  gone.catch(() => undefined);
   try {
     for (;;) {
-      const next = await Promise.race([pieces.next(), gone]);
+      // Listening only while waiting: a race against one pending promise would keep every piece sent.
+      const next = await raceAbort(pieces.next(), signal);
       if (next.done) return;
       yield next.value;
     }
