@@ -113,6 +113,14 @@ export function sampleAt(block: DecodedBlock, b: number, tr: number, tc: number,
   return typeof v === 'bigint' ? Number(v) : v;
 }
 
+/** A 64-bit integer band's sample as a number, NaN where it is `nodata64` exactly (or in a sparse tile, filled with nodata). */
+export function sample64At(block: DecodedBlock, b: number, tr: number, tc: number, nodata64: bigint): number {
+  const s = block.bands[b] as BandSamples;
+  if (s.values === null) return Number.NaN;
+  const v = s.values[tr * s.rowStride + tc * s.step + s.offset] as number | bigint;
+  return v === nodata64 ? Number.NaN : Number(v);
+}
+
 /**
  * The process-wide decoded-tile cache (like GDAL's block cache; raster/tile-cache.ts), held by the main
  * thread: planes lie on SharedArrayBuffers, so the workers read cached planes without a copy and the

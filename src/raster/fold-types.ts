@@ -13,6 +13,11 @@ import type { StatName } from '../stats/names.ts';
 export interface FoldBand {
   /** Raw nodata value as the band's samples can hold it (see effectiveNodata), or null. */
   nodata: number | null;
+  /**
+   * A 64-bit integer band's nodata, exactly (`nodata` is then null): its samples are compared as BigInts
+   * before they become numbers, and a sparse tile (filled with nodata) is nodata.
+   */
+  nodata64?: bigint | null;
   scale: number;
   offset: number;
 }

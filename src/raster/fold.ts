@@ -5,7 +5,7 @@
  * (src/workers/fold-worker.ts) or inline; its input and output are plain cloneable data (fold-types.ts),
  * merged on the main thread by fold-merge.ts.
  */
-import { decodeBlock, recycle, sampleAt, spanOf, type DecodedPlane, type DecodedBlock, type EncodedBlock } from './decode.ts';
+import { decodeBlock, recycle, sample64At, sampleAt, spanOf, type DecodedPlane, type DecodedBlock, type EncodedBlock } from './decode.ts';
 import { intersectWindows, type Grid, type PixelWindow } from '../geometry/grid.ts';
 import { blocksUnder, cellUnder } from './plan.ts';
 import { pixelAreaRows } from './pixel-area.ts';
@@ -27,7 +27,7 @@ function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Cove
   const { valid, maskStride } = block;
   const { col0, row0 } = block.window;
   const fill = task.format.fill;
-  return task.bands.map(({ nodata, scale, offset }, b) => {
+  return task.bands.map(({ nodata, nodata64 = null, scale, offset }, b) => {
     const acc = createAccumulator({ names: task.names, weighted: zone.weighted, keepValues: task.keepValues });
     const classes = task.categorical ? new Map<number, number>() : null;
     const samples = block.bands[b];
@@ -49,7 +49,13 @@ function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Cove
           continue;
         }
         const i = tr * rowStride + tc * step + first;
-        const raw = arr === undefined ? fill : big ? Number(arr[i] as bigint) : (arr[i] as number);
+        let raw: number;
+        if (arr === undefined) raw = nodata64 === null ? fill : Number.NaN;
+        else if (big) {
+          // Compared before the conversion: 2⁶⁴ − 1 and a nodata of 2⁶⁴ − 2 are one float64.
+          const v = arr[i] as bigint;
+          raw = v === nodata64 ? Number.NaN : Number(v);
+        } else raw = arr[i] as number;
         if (raw !== raw || raw === nodata) {
           acc.addNodata(w);
           continue;
@@ -121,7 +127,7 @@ function foldProgram(
         const band = task.bands[b] as FoldBand;
         const src = sources[b] as { raster: number; band: number };
         const from = rasters[src.raster] as DecodedBlock;
-        const raw = sampleAt(from, src.band, tr, tc, fills[src.raster] as number);
+        const raw = band.nodata64 == null ? sampleAt(from, src.band, tr, tc, fills[src.raster] as number) : sample64At(from, src.band, tr, tc, band.nodata64);
         const good = (src.raster === 0 ? fileValid : !from.valid || from.valid[tr * from.maskStride + tc] !== 0) && raw === raw && raw !== band.nodata;
         ok[b] = good ? 1 : 0;
         inputs[b] = good ? raw * band.scale + band.offset : Number.NaN;

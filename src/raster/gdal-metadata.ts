@@ -39,6 +39,25 @@ export function parseBandScaling(xml: string | null, bandCount: number): BandSca
 }
 
 /** The GDAL_NODATA tag value ("-32768", "nan", "1e+20"), or null when absent or unparsable. */
+/**
+ * GDAL_NODATA of a 64-bit integer band, exactly: 2⁶⁴ − 2 and 2⁶⁴ − 1 are one float64, so these bands compare
+ * their samples with a BigInt. Null when the tag is absent, not an integer, or outside the type's range.
+ */
+export function parseNodata64(tag: string | null, dtype: string): bigint | null {
+  if (tag === null || (dtype !== 'uint64' && dtype !== 'int64')) return null;
+  const text = tag.replace(/\0/g, '').trim();
+  let v: bigint;
+  if (/^[+-]?\d+$/.test(text)) v = BigInt(text);
+  else {
+    // GDAL reads "1e3" or "7.0" as a double: an integral one within 2⁵³ is exact as a BigInt.
+    const n = Number(text);
+    if (!Number.isSafeInteger(n)) return null;
+    v = BigInt(n);
+  }
+  const [lo, hi] = dtype === 'uint64' ? [0n, 2n ** 64n - 1n] : [-(2n ** 63n), 2n ** 63n - 1n];
+  return v < lo || v > hi ? null : v;
+}
+
 export function parseNodata(tag: string | null): number | null {
   if (tag === null) return null;
   const text = tag.replace(/\0/g, '').trim().toLowerCase();

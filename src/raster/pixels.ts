@@ -27,6 +27,13 @@ export function unpackMask(codec: TileCodec, decoded: Uint8Array, width: number,
  * The nodata value as the band's samples can hold it: an integer band cannot contain 1.5 or 300 in
  * uint8, so such a nodata never matches (null).
  */
+/** A nodata given as a number (a STAC asset's) for a 64-bit integer band, as a BigInt when it is exact. */
+export function exactNodata64(nodata: number | null, dtype: string): bigint | null {
+  if (nodata === null || !Number.isSafeInteger(nodata)) return null;
+  if (dtype === 'uint64') return nodata >= 0 ? BigInt(nodata) : null;
+  return dtype === 'int64' ? BigInt(nodata) : null;
+}
+
 export function effectiveNodata(nodata: number | null, dtype: string): number | null {
   if (nodata === null || Number.isNaN(nodata)) return null;
   if (dtype.startsWith('float')) return dtype === 'float32' ? Math.fround(nodata) : nodata;

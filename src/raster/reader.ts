@@ -8,7 +8,7 @@ import type { Grid } from '../geometry/grid.ts';
 import { readGeoTiffHeader, type GeoTiffHeader, type IfdInfo, type TileCodec } from './geotiff-adapter.ts';
 import { compressionName, compressionSupported } from './codecs/index.ts';
 import { sampleType } from './samples.ts';
-import { parseBandScaling, parseNodata, type BandScaling } from './gdal-metadata.ts';
+import { parseBandScaling, parseNodata, parseNodata64, type BandScaling } from './gdal-metadata.ts';
 import { crsFromGeoKeys, type CrsInfo } from '../geometry/crs.ts';
 import type { PlanLevel } from './plan.ts';
 import type { BlockFormat, DecodedPlane, EncodedBlock } from './decode.ts';
@@ -28,6 +28,8 @@ interface RasterInfo {
   readonly crs: CrsInfo;
   /** GDAL_NODATA, shared by all bands (GDAL's TIFF model); NaN means NaN is nodata; null none. */
   readonly nodata: number | null;
+  /** GDAL_NODATA of a 64-bit integer band as written (see parseNodata64), else null. */
+  readonly nodata64: bigint | null;
   readonly scaling: readonly BandScaling[];
   /** e.g. "uint8", "float32" (of band 1). */
   readonly dtype: string;
@@ -144,6 +146,7 @@ export async function openRaster(source: ByteSource, signal?: AbortSignal): Prom
       bandCount,
       crs,
       nodata,
+      nodata64: parseNodata64(header.gdalNodata, dtype),
       scaling: parseBandScaling(header.gdalMetadata, bandCount),
       dtype,
     },

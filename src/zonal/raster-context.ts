@@ -10,7 +10,7 @@ import { DEFAULT_STATS } from '../stats/catalogue.ts';
 import { parseStatNames, type StatName } from '../stats/names.ts';
 import { openRaster, type RasterLevel, type RasterReader } from '../raster/reader.ts';
 import type { BlockFormat } from '../raster/decode.ts';
-import { effectiveNodata } from '../raster/pixels.ts';
+import { effectiveNodata, exactNodata64 } from '../raster/pixels.ts';
 import type { FoldBand, FoldProgram } from '../raster/fold.ts';
 import { expressionInputs } from '../stats/expression.ts';
 import type { PixelRule } from '../coverage/coverage.ts';
@@ -325,8 +325,10 @@ function bandsFor(reader: RasterReader, bands: number[], defaults: readonly Band
     const scaling = info.scaling[b - 1] ?? { scale: 1, offset: 0 };
     // The file's own values win; the defaults fill in only what the file leaves out.
     const fileScaled = scaling.scale !== 1 || scaling.offset !== 0;
+    const nodata64 = info.nodata64 ?? exactNodata64(info.nodata === null ? (fallback.nodata ?? null) : null, info.dtype);
     return {
-      nodata: effectiveNodata(info.nodata ?? fallback.nodata ?? null, info.dtype),
+      nodata: nodata64 === null ? effectiveNodata(info.nodata ?? fallback.nodata ?? null, info.dtype) : null,
+      nodata64,
       scale: fileScaled ? scaling.scale : (fallback.scale ?? 1),
       offset: fileScaled ? scaling.offset : (fallback.offset ?? 0),
     };

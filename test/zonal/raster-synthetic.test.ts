@@ -123,6 +123,40 @@ describe('raster endpoint on synthetic rasters (hand-derived values)', () => {
     expect(body.band_1).toEqual({ count: 0, mean: null, unique: [], freq_hist: {}, nodata: 0, aoi_area: 0, data_area: 0 });
   });
 
+  // 2⁶⁴ − 2 (nodata) and 2⁶⁴ − 1 (a value, at (4,3)) are one float64, as are −2⁶³ + 1 and −2⁶³: the nodata is
+  // compared exactly, so the one nodata cell is left out and its twin counted (fixtures/README.md, tiny_64()).
+  it.each([
+    { file: 'tiny_uint64', twin: 2 ** 64 },
+    { file: 'tiny_int64', twin: -(2 ** 63) },
+  ])('$file: a 64-bit nodata not representable as a float64 is compared exactly', async ({ file, twin }) => {
+    const values = [
+      ...cells(
+        (c, r) => r * 6 + c + 1,
+        [0, 1, 2, 3, 4, 5],
+        [0, 1, 2, 3],
+        [
+          [4, 3],
+          [5, 3],
+        ],
+      ),
+      twin,
+    ];
+    const res = await post({ url: fixtureUrl(`raster/synthetic/${file}.tif`), aoi: ALL, stats: ['count', 'nodata', 'sum', 'max', 'min'] });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const b = res.body.band_1;
+    expect(b.count).toBe(23);
+    expect(b.nodata).toBe(1);
+    expect(b.sum).toBe(sum(values));
+    expect(b.max).toBe(Math.max(...values));
+    expect(b.min).toBe(Math.min(...values));
+    // A bare point on the nodata cell and on its twin.
+    const at = async (c: number, r: number) =>
+      (await post({ url: fixtureUrl(`raster/synthetic/${file}.tif`), aoi: { type: 'Point', coordinates: toLonLat(...centre(c, r)) }, stats: ['count', 'max'] }))
+        .body.band_1;
+    expect(await at(5, 3)).toMatchObject({ count: 0, max: null });
+    expect(await at(4, 3)).toMatchObject({ count: 1, max: twin });
+  });
+
   it('NaN pixels are invalid even without a declared nodata', async () => {
     const { body } = await post({ url: fixtureUrl('raster/synthetic/tiny_nan.tif'), aoi: ALL, stats: ['count', 'nodata', 'min', 'sum'] });
     const xs = cells(
