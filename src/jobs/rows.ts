@@ -16,13 +16,15 @@ export async function* rowsOf(chunks: AsyncIterable<Uint8Array>): AsyncGenerator
   let rest = '';
   for await (const chunk of chunks) {
     rest += decoder.decode(chunk, { stream: true });
-    let nl = rest.indexOf('\n');
-    while (nl >= 0) {
-      const line = rest.slice(0, nl);
-      rest = rest.slice(nl + 1);
+    // Lines are cut by position and the rest kept once per chunk: cutting the rest at every line copied a
+    // chunk once per line it holds.
+    let start = 0;
+    for (let nl = rest.indexOf('\n'); nl >= 0; nl = rest.indexOf('\n', start)) {
+      const line = rest.slice(start, nl);
+      start = nl + 1;
       if (line.length > 0) yield JSON.parse(line) as ZoneOutcome;
-      nl = rest.indexOf('\n');
     }
+    rest = rest.slice(start);
   }
   rest += decoder.decode();
   if (rest.trim().length > 0) yield JSON.parse(rest) as ZoneOutcome;
