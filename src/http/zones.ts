@@ -51,14 +51,69 @@ export async function replyZones(
   return reply.type(format.mediaType).send(body);
 }
 
-/** A streaming format's pieces until the client goes (at once, whatever the zones in flight wait for) or the request fails. */
-async function* streamed(signal: AbortSignal, format: Format, pieces: AsyncGenerator<string | Uint8Array>): AsyncGenerator<string | Uint8Array> {
+/** Past this many bytes a batch of ready pieces is sent without waiting for more. */
+const BATCH_BYTES = 64 * 1024;
+const TICK = Symbol('tick');
+
+/** Resolves after the pending I/O callbacks: a piece not ready by then waits for I/O. */
+function tick(): { promise: Promise<typeof TICK>; cancel: () => void } {
+  let handle: NodeJS.Immediate | undefined;
+  const promise = new Promise<typeof TICK>((resolve) => (handle = setImmediate(() => resolve(TICK))));
+  return { promise, cancel: () => clearImmediate(handle) };
+}
+
+const joined = (batch: (string | Uint8Array)[]): string | Uint8Array =>
+  batch.length === 1
+    ? (batch[0] as string | Uint8Array)
+    : batch.every((p) => typeof p === 'string')
+      ? batch.join('')
+      : Buffer.concat(batch.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
+
+/**
+ * A streaming format's pieces until the client goes (at once, whatever the zones in flight wait for) or the
+ * request fails. Pieces already answered go out together (up to BATCH_BYTES): a job's million stored rows
+ * were a million socket writes; a piece that waits for I/O sends what is ready first.
+ */
+export async function* streamed(signal: AbortSignal, format: Format, pieces: AsyncGenerator<string | Uint8Array>): AsyncGenerator<string | Uint8Array> {
+  // Listening only while waiting: a race against one pending promise would keep every piece sent.
+  const next = (): Promise<IteratorResult<string | Uint8Array>> => {
+    const p = raceAbort(pieces.next(), signal);
+    // Whoever awaits it sees its failure; one left pending when the client goes must not be unhandled.
+    p.catch(() => undefined);
+    return p;
+  };
   try {
+    let pending = next();
     for (;;) {
-      // Listening only while waiting: a race against one pending promise would keep every piece sent.
-      const next = await raceAbort(pieces.next(), signal);
-      if (next.done) return;
-      yield next.value;
+      const first = await pending;
+      if (first.done) return;
+      const batch = [first.value];
+      let bytes = first.value.length;
+      let end: { failure: unknown } | 'done' | null = null;
+      pending = next();
+      while (bytes < BATCH_BYTES) {
+        const t = tick();
+        let ready: IteratorResult<string | Uint8Array> | typeof TICK;
+        try {
+          ready = await Promise.race([pending, t.promise]);
+        } catch (e) {
+          end = { failure: e };
+          break;
+        } finally {
+          t.cancel();
+        }
+        if (ready === TICK) break;
+        if (ready.done) {
+          end = 'done';
+          break;
+        }
+        batch.push(ready.value);
+        bytes += ready.value.length;
+        pending = next();
+      }
+      yield joined(batch);
+      if (end === 'done') return;
+      if (end !== null) throw end.failure;
     }
   } catch (e) {
     if (!signal.aborted && format.failure) yield format.failure(problemOf(e));

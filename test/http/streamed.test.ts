@@ -1,0 +1,70 @@
+/**
+ * How a streaming answer goes out (http/zones.ts streamed): pieces already answered leave together, up to
+ * 64 KiB (a job's stored rows were one socket write each); a piece that waits for I/O never holds back those
+ * before it; a failure after the first pieces sends every piece before the format's failure line; a client
+ * that goes away ends the stream while a piece is awaited.
+ */
+import { describe, expect, it } from 'vitest';
+import { ndjson } from '../../src/formats/ndjson.ts';
+import { streamed } from '../../src/http/zones.ts';
+
+async function* ready(n: number): AsyncGenerator<string> {
+  for (let i = 0; i < n; i++) yield `{"row":${i}}\n`;
+}
+
+const rows = (n: number): string => Array.from({ length: n }, (_, i) => `{"row":${i}}\n`).join('');
+
+describe('streamed', () => {
+  it('sends pieces that are ready together, in order, in batches of about 64 KiB', async () => {
+    const out: (string | Uint8Array)[] = [];
+    for await (const p of streamed(new AbortController().signal, ndjson, ready(20_000))) out.push(p);
+    expect(out.join('')).toBe(rows(20_000));
+    // 20,000 pieces of ~12 bytes: a handful of writes, none far past the batch size.
+    expect(out.length).toBeLessThan(20);
+    expect(Math.max(...out.map((p) => p.length))).toBeLessThan(64 * 1024 + 64);
+  });
+
+  it('sends what is ready before a piece that waits, without waiting for it', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    async function* slow(): AsyncGenerator<string> {
+      yield 'a\n';
+      yield 'b\n';
+      await gate;
+      yield 'c\n';
+    }
+    const it = streamed(new AbortController().signal, ndjson, slow());
+    // The first two arrive while the third is still held back: had the stream waited for it, this would hang.
+    expect((await it.next()).value).toBe('a\nb\n');
+    release();
+    expect((await it.next()).value).toBe('c\n');
+    expect((await it.next()).done).toBe(true);
+  });
+
+  it('a failure after the first pieces: every piece before it, then the failure line', async () => {
+    async function* failing(): AsyncGenerator<string> {
+      yield* ready(3);
+      throw new Error('the source went away');
+    }
+    const out: (string | Uint8Array)[] = [];
+    for await (const p of streamed(new AbortController().signal, ndjson, failing())) out.push(p);
+    const lines = out.join('').trim().split('\n');
+    expect(lines.slice(0, 3)).toEqual(rows(3).trim().split('\n'));
+    expect(JSON.parse(lines[3] as string)).toMatchObject({ error: { status: 500, code: 'internal_error' } });
+    expect(lines).toHaveLength(4);
+  });
+
+  it('a client that goes away ends the stream while a piece is awaited, with no failure line', async () => {
+    const never = new Promise<never>(() => undefined);
+    async function* stuck(): AsyncGenerator<string> {
+      yield 'a\n';
+      await never;
+    }
+    const client = new AbortController();
+    const it = streamed(client.signal, ndjson, stuck());
+    expect((await it.next()).value).toBe('a\n');
+    const waiting = it.next();
+    client.abort(new Error('client gone'));
+    expect(await waiting).toEqual({ done: true, value: undefined });
+  });
+});
