@@ -1,6 +1,7 @@
 /** Request pieces shared by the endpoints (docs/contract.md §2). */
 import { Type } from '@sinclair/typebox';
-import { ALWAYS_PRESENT_NAMES, DEFAULT_STATS, STATISTICS, rangesOf, type StatDeclaration } from '../stats/catalogue.ts';
+import { ALWAYS_PRESENT_NAMES, DEFAULT_STATS, STATISTICS, type StatDeclaration } from '../stats/catalogue.ts';
+import { rangesOf } from '../stats/spelling.ts';
 
 export const UrlSchema = Type.String({
   minLength: 1,

@@ -14,7 +14,8 @@
  *   nodata are exact in unweighted mode. sum, mean, std and weighted count are compensated / stable
  *   and agree across orders and merges to within a few ulps.
  */
-import { needsOfStat, resolveStat, type ResolvedStat, type ResultContext, type Runs, type StatState, type StatValue } from './catalogue.ts';
+import { type ResultContext, type Runs, type StatState, type StatValue } from './catalogue.ts';
+import { needsOfStat, resolveStat, type ResolvedStat } from './spelling.ts';
 import { needsOf, type StatName } from './names.ts';
 import { Frequencies } from './frequencies.ts';
 
@@ -292,10 +293,17 @@ class Accumulator implements StatsAccumulator {
       quantile: (q) => (empty ? null : values.quantile(q, false, weighted)),
       median: () => (empty ? null : values.quantile(50, true, weighted)),
       runs: () => (runs ??= empty || !this.keepValues ? null : values.runs(distinct)),
+      walk: (visit) => {
+        if (empty || !this.keepValues) return;
+        values.walkRuns((v, w) => {
+          visit(v, w);
+          return true;
+        });
+      },
     };
     const out: StatsResult = {};
     // A name no declaration spells (never one parseStatNames let through) answers null.
-    for (const { name, stat } of stats) out[name] = stat === null ? null : stat.declaration.result(state, stat.args, context);
+    for (const { name, stat } of stats) out[stat?.key ?? name] = stat === null ? null : stat.declaration.result(state, stat.args, context);
     return out;
   }
 }

@@ -6,12 +6,15 @@
  * document (schemas/common.ts), the page's checkboxes (web/src/stat-choices.ts). Adding a statistic is one
  * entry here and its test.
  *
- * A statistic with arguments declares them as `params` and reads them in `needs` and `result`; today they are
- * spelt as holes of the name (`percentile_<q>`), and the same specs can check exactextract's spelling
- * (`quantile(q=0.75)`) when it comes.
+ * A statistic with arguments declares them as `params` and reads them in `needs` and `result`: spelt as holes
+ * of the name (`percentile_<q>`), or as exactextract spells an operation's arguments (`quantile(q=0.75)`, the
+ * declaration's `call`). Any raster statistic may also be called with exactextract's weighting arguments
+ * (`mean(coverage_weight=none)`, `count(min_coverage_frac=0.5)`, `sum(default_value=0)`): they say which cells
+ * count and how much (WEIGHTING_ARGS), and the answer's key is the name without them (exactextract's column).
  *
- * Pure and import-free: the web page bundles it.
+ * Pure: the web page bundles it.
  */
+import { weightedQuantile } from './weighted-quantile.ts';
 
 export type SourceKind = 'raster' | 'vector';
 
@@ -31,7 +34,7 @@ interface NumberParam {
   readonly min: number;
   readonly max: number;
 }
-type ParamSpec = NumberParam;
+export type ParamSpec = NumberParam;
 
 /** Past this many distinct values the statistics that list them (`needs.distinct`) are refused (docs/contract.md §5). */
 export const MAX_DISTINCT_VALUES = 10_000;
@@ -84,6 +87,8 @@ export interface StatState {
   median(): number | null;
   /** The distinct values with their frequencies (needs `values`), walked once per result; null when empty. */
   runs(): Runs | null;
+  /** Visits the distinct kept values in ascending order with their total weight (needs `values`). */
+  walk(visit: (value: number, weight: number) => void): void;
 }
 
 /** What the accumulator cannot know. */
@@ -117,8 +122,13 @@ interface FormEntry<A extends Args> {
 export interface StatDeclaration<A extends Args = Args> {
   /** The name a request asks for and the answer's key; a template names its holes: `percentile_<q>`. */
   readonly name: string;
-  /** Each hole of the template (none for a plain name). */
+  /** Each hole of the template (none for a plain name), or each argument of `call`. */
   readonly params?: { readonly [K in keyof A]: ParamSpec };
+  /**
+   * Spelt as exactextract spells an operation with arguments, `name(arg=value, …)`, every `params` entry
+   * required; the answer's key is `key(args)` (exactextract's column name).
+   */
+  readonly call?: { readonly key: (args: A) => string };
   readonly appliesTo: readonly SourceKind[];
   readonly needs: Needs | ((args: A) => Needs);
   /** The answer, never NaN or ±Infinity (null instead; see `finite`). */
@@ -143,6 +153,8 @@ function finite(x: number | null): number | null {
 
 /** Digits, optionally a dot and more digits: `2.5` yes; `.5`, `1e1`, `5.` no. */
 const DECIMAL = '\\d+(?:\\.\\d+)?';
+/** A number as exactextract's arguments take one: `0.75`, `.5`, `-1`, `1e-3`. */
+const NUMBER = '[+-]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:[eE][+-]?\\d+)?';
 
 /** `percentile_<q>`; exported for the form's typed-in percentiles. */
 export const PERCENTILE = statistic<'percentile_<q>', { readonly q: number }>({
@@ -155,6 +167,25 @@ export const PERCENTILE = statistic<'percentile_<q>', { readonly q: number }>({
     "The q-th percentile, decimals allowed (percentile_2.5): numpy's linear interpolation, or the median's rule where weights apply; " +
     'percentile_50 equals median.',
   form: { group: 'quantiles', offer: [{ q: 10 }, { q: 90 }] },
+});
+
+/** `quantile(q=…)`, exactextract's operation (q from 0 to 1; its column `quantile_` + ⌊100·q⌋). */
+const QUANTILE = statistic<'quantile', { readonly q: number }>({
+  name: 'quantile',
+  params: { q: { type: 'number', text: NUMBER, min: 0, max: 1 } },
+  call: { key: ({ q }) => `quantile_${Math.trunc(q * 100)}` },
+  appliesTo: ['raster'],
+  needs: { values: true },
+  result: (s, { q }) => {
+    const xs: number[] = [];
+    const ws: number[] = [];
+    s.walk((x, w) => (xs.push(x), ws.push(w)));
+    return finite(weightedQuantile(xs, ws, q));
+  },
+  description:
+    "exactextract's quantile, as quantile(q=0.75) (q from 0 to 1; the key is quantile_75, quantile_ + ⌊100·q⌋): " +
+    'interpolated over the distinct values weighted by their summed coverage, as exactextract computes it.',
+  form: { group: 'quantiles', offer: [{ q: 0.25 }, { q: 0.75 }] },
 });
 
 /** Every statistic, in the contract's order (docs/contract.md §5). */
@@ -277,6 +308,73 @@ export const STATISTICS = [
     description: 'Features counted per km² of the AOI; null when the AOI has no area.',
     form: { group: 'summary' },
   }),
+  // exactextract's operations (python/doc/operations.rst), under its names and formulas.
+  statistic({
+    name: 'stdev',
+    appliesTo: ['raster'],
+    needs: { moments: true, spread: true },
+    result: (s) => (s.empty ? null : finite(Math.sqrt(Math.max(s.m2, 0) / s.weight))),
+    description: "exactextract's stdev: √(Σcᵢ(xᵢ − x̄)² / Σcᵢ), the population standard deviation with coverage (std's value).",
+    form: { group: 'summary' },
+  }),
+  statistic({
+    name: 'variance',
+    appliesTo: ['raster'],
+    needs: { moments: true, spread: true },
+    result: (s) => (s.empty ? null : finite(Math.max(s.m2, 0) / s.weight)),
+    description: 'Σcᵢ(xᵢ − x̄)² / Σcᵢ: the population variance with coverage.',
+    form: { group: 'summary' },
+  }),
+  statistic({
+    name: 'coefficient_of_variation',
+    appliesTo: ['raster'],
+    needs: { moments: true, spread: true },
+    result: (s) => (s.empty ? null : finite(Math.sqrt(Math.max(s.m2, 0) / s.weight) / (s.sum / s.weight))),
+    description: 'stdev / mean (null where the mean is 0).',
+    form: { group: 'summary' },
+  }),
+  statistic({
+    name: 'variety',
+    appliesTo: ['raster'],
+    needs: { values: true },
+    result: (s) => {
+      let n = 0;
+      s.walk(() => n++);
+      return n;
+    },
+    description: 'The number of distinct values.',
+    form: { group: 'distinct' },
+  }),
+  statistic({
+    name: 'mode',
+    appliesTo: ['raster'],
+    needs: { values: true },
+    result: (s) => {
+      let mode: number | null = null;
+      let best = -Infinity;
+      // Ascending walk, ties to the larger value (exactextract's mode; majority ties to the smaller).
+      s.walk((v, w) => {
+        if (w >= best) [best, mode] = [w, v];
+      });
+      return finite(mode);
+    },
+    description: "exactextract's mode: the value of the largest summed coverage, ties to the larger value (majority ties to the smaller).",
+    form: { group: 'distinct' },
+  }),
+  statistic({
+    name: 'frac',
+    appliesTo: ['raster'],
+    needs: { values: true, distinct: true },
+    result: (s) => {
+      const out: Record<string, number> = {};
+      if (s.empty) return out;
+      s.walk((v, w) => (out[String(v + 0)] = w / s.weight));
+      return out;
+    },
+    description: `Object from each distinct value (as a string key) to the share of the covered cells it occupies, Σcᵢ of the value / Σcᵢ (at most ${MAX_DISTINCT_TEXT} values).`,
+    form: { group: 'distinct' },
+  }),
+  QUANTILE,
 ] as const;
 
 /** The names as declared (templates with their holes). */
@@ -294,92 +392,3 @@ export const DEFAULT_STATS: readonly StatName[] = ['min', 'max', 'mean', 'count'
  * but not statistics the accumulator computes.
  */
 export const ALWAYS_PRESENT_NAMES = ['aoi_area', 'data_area'] as const;
-
-/** A requested statistic: the answer's key (as the request spells it), its declaration and its arguments. */
-export interface ResolvedStat {
-  readonly key: string;
-  readonly declaration: StatDeclaration;
-  readonly args: Args;
-}
-
-/** The holes of a template, in order (none for a plain name). */
-export function holesOf(declaration: StatDeclaration): string[] {
-  return [...declaration.name.matchAll(/<(\w+)>/g)].map((m) => m[1] as string);
-}
-
-const PLAIN = new Map<string, ResolvedStat>();
-const TEMPLATES: { declaration: StatDeclaration; re: RegExp; holes: string[] }[] = [];
-for (const declaration of STATISTICS as readonly StatDeclaration[]) {
-  const holes = holesOf(declaration);
-  if (holes.length === 0) {
-    PLAIN.set(declaration.name, { key: declaration.name, declaration, args: {} });
-    continue;
-  }
-  const source = declaration.name
-    .split(/<\w+>/)
-    .map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-    .reduce((re, literal, i) => `${re}(${paramOf(declaration, holes[i - 1] as string).text})${literal}`);
-  TEMPLATES.push({ declaration, re: new RegExp(`^${source}$`), holes });
-}
-
-function paramOf(declaration: StatDeclaration, hole: string): ParamSpec {
-  const spec = declaration.params?.[hole];
-  if (spec === undefined) throw new Error(`statistic ${declaration.name}: no parameter declared for <${hole}>`);
-  return spec;
-}
-
-/** Template instances already resolved: every accumulator (one per zone and block) resolves its names. */
-const RESOLVED = new Map<string, ResolvedStat>();
-const RESOLVED_MAX = 1024;
-
-/** The statistic a requested name asks for, or null when no declaration spells it (a value out of range included). */
-export function resolveStat(name: string): ResolvedStat | null {
-  const known = PLAIN.get(name) ?? RESOLVED.get(name);
-  if (known !== undefined) return known;
-  for (const { declaration, re, holes } of TEMPLATES) {
-    const m = re.exec(name);
-    if (m === null) continue;
-    const args: Record<string, number> = {};
-    for (let i = 0; i < holes.length; i++) {
-      const hole = holes[i] as string;
-      const spec = paramOf(declaration, hole);
-      const value = Number(m[i + 1]);
-      if (!(value >= spec.min && value <= spec.max)) return null;
-      args[hole] = value;
-    }
-    const stat: ResolvedStat = { key: name, declaration, args };
-    if (RESOLVED.size >= RESOLVED_MAX) RESOLVED.clear();
-    RESOLVED.set(name, stat);
-    return stat;
-  }
-  return null;
-}
-
-/** What the accumulator tracks for one resolved statistic. */
-export function needsOfStat(stat: ResolvedStat): Needs {
-  const { needs } = stat.declaration;
-  return typeof needs === 'function' ? needs(stat.args) : needs;
-}
-
-/** The name that spells these arguments (its holes filled as written): `spell(PERCENTILE, { q: 90 })` → `percentile_90`. */
-export function spell(declaration: StatDeclaration, args: Readonly<Record<string, number | string>>): string {
-  return declaration.name.replace(/<(\w+)>/g, (hole, key: string) => (args[key] === undefined ? hole : String(args[key])));
-}
-
-/** Each hole's range, as documents say it (`q from 0 to 100`); '' for a plain name. */
-export function rangesOf(declaration: StatDeclaration): string {
-  return holesOf(declaration)
-    .map((h) => `${h} from ${paramOf(declaration, h).min} to ${paramOf(declaration, h).max}`)
-    .join(', ');
-}
-
-/** How error messages list a statistic: the name, and a template's ranges (`percentile_<q> (q from 0 to 100)`). */
-export function listedName(declaration: StatDeclaration): string {
-  const ranges = rangesOf(declaration);
-  return ranges === '' ? declaration.name : `${declaration.name} (${ranges})`;
-}
-
-/** The declarations that apply to `kind`, in declaration order. */
-export function statisticsFor(kind: SourceKind): StatDeclaration[] {
-  return (STATISTICS as readonly StatDeclaration[]).filter((d) => d.appliesTo.includes(kind));
-}

@@ -4,18 +4,8 @@
  * Pure.
  */
 import { ZonalError } from '../errors.ts';
-import {
-  ALWAYS_PRESENT_NAMES,
-  MAX_DISTINCT_VALUES,
-  PERCENTILE,
-  holesOf,
-  listedName,
-  needsOfStat,
-  resolveStat,
-  statisticsFor,
-  type SourceKind,
-  type StatName,
-} from './catalogue.ts';
+import { ALWAYS_PRESENT_NAMES, MAX_DISTINCT_VALUES, PERCENTILE, type SourceKind, type StatName } from './catalogue.ts';
+import { holesOf, listedName, needsOfStat, resolveStat, statisticsFor, whyNotStat } from './spelling.ts';
 
 export { MAX_DISTINCT_VALUES, type SourceKind, type StatName };
 
@@ -64,11 +54,14 @@ export function parseStatNames(names: readonly string[], kind: SourceKind): Stat
   const notApplicable: { path: string; message: string; name: string }[] = [];
   const out: StatName[] = [];
   const seen = new Set<string>();
+  /** Answer key → the first name that gives it (`quantile(q=0.75)` → quantile_75). */
+  const keys = new Map<string, string>();
+  const clashes: { path: string; message: string; name: string }[] = [];
   names.forEach((name, i) => {
     if (ALWAYS_SET.has(name)) return;
     const stat = resolveStat(name);
     if (stat === null) {
-      unknown.push({ path: `/stats/${i}`, message: `unknown statistic '${name}'`, name });
+      unknown.push({ path: `/stats/${i}`, message: whyNotStat(name) ?? `unknown statistic '${name}'`, name });
       return;
     }
     if (!stat.declaration.appliesTo.includes(kind)) {
@@ -77,12 +70,26 @@ export function parseStatNames(names: readonly string[], kind: SourceKind): Stat
     }
     if (seen.has(name)) return;
     seen.add(name);
+    const other = keys.get(stat.key);
+    if (other !== undefined) clashes.push({ path: `/stats/${i}`, message: `'${other}' and '${name}' would both answer '${stat.key}'`, name });
+    keys.set(stat.key, name);
     out.push(name as StatName);
   });
   if (unknown.length > 0) {
     const list = unknown.map((u) => `'${u.name}'`).join(', ');
-    throw new ZonalError('unknown_stat', `Unknown statistic ${list}; valid names are ${validStatNames(kind).join(', ')}.`, {
-      errors: unknown.map(({ path, message }) => ({ path, message })),
+    // A known name with wrong arguments says what is wrong with them; otherwise the valid names are listed.
+    const why = unknown.filter((u) => u.message !== `unknown statistic '${u.name}'`).map((u) => `${u.message}.`);
+    throw new ZonalError(
+      'unknown_stat',
+      `Unknown statistic ${list}; ${why.length > 0 ? `${why.join(' ')} Valid` : 'valid'} names are ${validStatNames(kind).join(', ')}.`,
+      {
+        errors: unknown.map(({ path, message }) => ({ path, message })),
+      },
+    );
+  }
+  if (clashes.length > 0) {
+    throw new ZonalError('validation_failed', `${clashes.map((c) => c.message).join('; ')}: ask for one of each (an answer key names one statistic).`, {
+      errors: clashes.map(({ path, message }) => ({ path, message })),
     });
   }
   if (notApplicable.length > 0) {

@@ -11,20 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { ZonalError } from '../../src/errors.ts';
 import { StatsSchema } from '../../src/schemas/common.ts';
 import { createAccumulator } from '../../src/stats/accumulator.ts';
-import {
-  DEFAULT_STATS,
-  FORM_GROUPS,
-  PERCENTILE,
-  STATISTICS,
-  holesOf,
-  listedName,
-  needsOfStat,
-  resolveStat,
-  spell,
-  type SourceKind,
-  type StatDeclaration,
-  type StatName,
-} from '../../src/stats/catalogue.ts';
+import { DEFAULT_STATS, FORM_GROUPS, PERCENTILE, STATISTICS, type SourceKind, type StatDeclaration, type StatName } from '../../src/stats/catalogue.ts';
+import { holesOf, listedName, needsOfStat, resolveStat, spell } from '../../src/stats/spelling.ts';
 import { needsOf, parseStatNames, validStatNames } from '../../src/stats/names.ts';
 import { statChoices, typedPercentiles } from '../../web/src/stat-choices.ts';
 
@@ -80,6 +68,13 @@ describe('the declarations', () => {
       'freq_hist',
       'nodata',
       'density',
+      'stdev',
+      'variance',
+      'coefficient_of_variation',
+      'variety',
+      'mode',
+      'frac',
+      'quantile',
     ]);
   });
 
@@ -142,8 +137,10 @@ describe.each(declared.map((d) => [d.name, d] as const))('%s', (_name, d) => {
       const empty = createAccumulator({ names: names as StatName[], weighted });
       for (const acc of [full, empty]) {
         const result = acc.result({ aoiAreaM2: 2e6 });
-        expect(Object.keys(result)).toEqual(names);
-        for (const name of names) expect(result[name], name).not.toBeUndefined();
+        // Keyed as exactextract names its columns: quantile(q=0.25) → quantile_25.
+        const keys = names.map((n) => resolveStat(n)!.key);
+        expect(Object.keys(result)).toEqual(keys);
+        for (const key of keys) expect(result[key], key).not.toBeUndefined();
       }
     }
   });
@@ -167,7 +164,10 @@ describe('an undeclared name', () => {
     const raster = errorOf(() => parseStatNames(['mean', name], 'raster'));
     expect(raster.code).toBe('unknown_stat');
     const common = 'count, min, max, mean, sum, std, median, range, majority, minority, unique, freq_hist';
-    expect(raster.detail).toBe(`Unknown statistic '${name}'; valid names are ${common}, nodata, percentile_<q> (q from 0 to 100).`);
+    const exactextract = 'stdev, variance, coefficient_of_variation, variety, mode, frac';
+    expect(raster.detail).toBe(
+      `Unknown statistic '${name}'; valid names are ${common}, nodata, ${exactextract}, percentile_<q> (q from 0 to 100), quantile(q=…) (q from 0 to 1).`,
+    );
     expect(raster.extras['errors']).toEqual([{ path: '/stats/1', message: `unknown statistic '${name}'` }]);
     const vector = errorOf(() => parseStatNames([name], 'vector'));
     expect(vector.detail).toBe(`Unknown statistic '${name}'; valid names are ${common}, density, percentile_<q> (q from 0 to 100).`);
@@ -183,7 +183,8 @@ describe('the schema', () => {
   it('lists the declared names, the one kind of those that apply to one, and the default, as before', () => {
     expect((StatsSchema.description ?? '').split('\n')[0]).toBe(
       'Statistics to compute: count, min, max, mean, sum, std, median, percentile_<q>, range, majority, minority, unique, freq_hist, ' +
-        'nodata (raster), density (vector). Default ["min","max","mean","count"].',
+        'nodata (raster), density (vector), stdev (raster), variance (raster), coefficient_of_variation (raster), variety (raster), ' +
+        'mode (raster), frac (raster), quantile (raster). Default ["min","max","mean","count"].',
     );
   });
 });
@@ -192,9 +193,9 @@ describe('the form', () => {
   it('offers each kind its statistics by group, the defaults ticked', () => {
     const shown = (kind: SourceKind) => statChoices(kind).map((g) => [g.label, g.choices.map((c) => (c.checked ? `${c.value}*` : c.value))]);
     expect(shown('raster')).toEqual([
-      ['Summary', ['count*', 'min*', 'max*', 'mean*', 'sum', 'std*', 'range', 'nodata']],
-      ['Quantiles', ['median*', 'percentile_10', 'percentile_90']],
-      ['Distinct values', ['majority', 'minority', 'unique', 'freq_hist']],
+      ['Summary', ['count*', 'min*', 'max*', 'mean*', 'sum', 'std*', 'range', 'nodata', 'stdev', 'variance', 'coefficient_of_variation']],
+      ['Quantiles', ['median*', 'percentile_10', 'percentile_90', 'quantile(q=0.25)', 'quantile(q=0.75)']],
+      ['Distinct values', ['majority', 'minority', 'unique', 'freq_hist', 'variety', 'mode', 'frac']],
     ]);
     expect(shown('vector')).toEqual([
       ['Summary', ['count*', 'min*', 'max*', 'mean*', 'sum', 'std*', 'range', 'density']],
@@ -208,7 +209,7 @@ describe('the form', () => {
     expect(typedPercentiles('')).toEqual([]);
   });
 
-  it('bundles for the browser with the catalogue as its only import', async () => {
+  it('bundles for the browser with the catalogue and its pure helpers as its only imports', async () => {
     const entry = fileURLToPath(new URL('../../web/src/stat-choices.ts', import.meta.url));
     const result = await esbuild.build({
       entryPoints: [entry],
@@ -219,6 +220,11 @@ describe('the form', () => {
       metafile: true,
       logLevel: 'silent',
     });
-    expect(Object.keys(result.metafile.inputs).sort()).toEqual(['src/stats/catalogue.ts', 'web/src/stat-choices.ts']);
+    expect(Object.keys(result.metafile.inputs).sort()).toEqual([
+      'src/stats/catalogue.ts',
+      'src/stats/spelling.ts',
+      'src/stats/weighted-quantile.ts',
+      'web/src/stat-choices.ts',
+    ]);
   });
 });

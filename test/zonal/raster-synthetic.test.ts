@@ -157,6 +157,37 @@ describe('raster endpoint on synthetic rasters (hand-derived values)', () => {
     expect(await at(4, 3)).toMatchObject({ count: 1, max: twin });
   });
 
+  it("exactextract's operations through the API, keyed as exactextract names its columns", async () => {
+    // INNER selects cols 1–3 of rows 1–2 (centre rule): values 8, 9, 10, 14, 15, 16, each covering 1.
+    const xs = [8, 9, 10, 14, 15, 16];
+    const mean = sum(xs) / 6;
+    const variance = sum(xs.map((x) => (x - mean) ** 2)) / 6;
+    const res = await post({
+      url: fixtureUrl('raster/synthetic/tiny_uint8.tif'),
+      aoi: INNER,
+      stats: ['stdev', 'variance', 'coefficient_of_variation', 'variety', 'mode', 'frac', 'quantile(q=0.5)', 'quantile(q=0.25)'],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const b = res.body.band_1;
+    expect(b.variance).toBeCloseTo(variance, 12);
+    expect(b.stdev).toBeCloseTo(Math.sqrt(variance), 12);
+    expect(b.coefficient_of_variation).toBeCloseTo(Math.sqrt(variance) / mean, 12);
+    expect(b.variety).toBe(6);
+    expect(b.mode).toBe(16);
+    expect(b.frac).toEqual(Object.fromEntries(xs.map((x) => [String(x), 1 / 6])));
+    // Six distinct values of weight 1: numpy's linear rule, 12 and 9.25.
+    expect(b.quantile_50).toBe(12);
+    expect(b.quantile_25).toBe(9.25);
+    expect(Object.keys(b)).toEqual(expect.arrayContaining(['quantile_50', 'quantile_25']));
+  });
+
+  it('an unknown argument is a 422 that says why', async () => {
+    const res = await post({ url: fixtureUrl('raster/synthetic/tiny_uint8.tif'), aoi: INNER, stats: ['quantile(p=0.5)'] });
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe('unknown_stat');
+    expect(res.body.detail).toContain("'quantile(p=0.5)': quantile has no argument 'p' (its arguments: q).");
+  });
+
   it('NaN pixels are invalid even without a declared nodata', async () => {
     const { body } = await post({ url: fixtureUrl('raster/synthetic/tiny_nan.tif'), aoi: ALL, stats: ['count', 'nodata', 'min', 'sum'] });
     const xs = cells(

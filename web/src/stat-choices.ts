@@ -1,5 +1,6 @@
 /** The statistics the form offers, read from their declarations (src/stats/catalogue.ts): no DOM, so tests read it too. */
-import { FORM_GROUPS, PERCENTILE, holesOf, spell, statisticsFor, type SourceKind } from '../../src/stats/catalogue.ts';
+import { FORM_GROUPS, PERCENTILE, type SourceKind } from '../../src/stats/catalogue.ts';
+import { holesOf, spell, statisticsFor } from '../../src/stats/spelling.ts';
 
 export interface StatChoice {
   /** The name sent in `stats`. */
