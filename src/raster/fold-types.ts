@@ -8,6 +8,7 @@ import type { PixelAreaSpec } from './pixel-area.ts';
 import type { Selection } from './plan.ts';
 import type { AccumulatorSnapshot } from '../stats/accumulator.ts';
 import type { StatName } from '../stats/names.ts';
+import type { Weighting } from '../stats/weighting.ts';
 
 /** How a band's raw samples become values (contract §5 raster rules). */
 export interface FoldBand {
@@ -56,6 +57,10 @@ export interface FoldTask {
   /** The level's grid and CRS, for data_area (a bare point zone has none: its data_area is 0 by contract). */
   area: PixelAreaSpec;
   names: StatName[];
+  /** How `names` count cells (exactextract's weighting arguments); absent: the covered fraction, nodata left out. */
+  weighting?: Weighting;
+  /** Further statistics with other weighting arguments, each channel its own accumulator (BandPartial.more). */
+  channels?: { names: StatName[]; weighting: Weighting }[];
   /** Keep every value though no statistic needs them (a histogram, categorical). */
   keepValues: boolean;
   /** Tally the ground area of each distinct value (categorical). */
@@ -118,6 +123,8 @@ export interface FoldProgram {
 /** One band's partial: its accumulator, its data area and (categorical) each class's area. */
 export interface BandPartial {
   acc: AccumulatorSnapshot;
+  /** The accumulators of FoldTask.channels, in order. */
+  more?: AccumulatorSnapshot[];
   dataAreaM2: number;
   /** Summed weight of the pixels the class mask removed. */
   masked?: number;

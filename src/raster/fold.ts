@@ -13,12 +13,44 @@ import type { Coverage } from '../coverage/coverage.ts';
 import { createAccumulator, type StatsAccumulator } from '../stats/accumulator.ts';
 import { compileExpression } from '../stats/expression.ts';
 import { sharedCoverage } from './fold-coverage.ts';
+import { addCell, rowAreas } from './fold-weighting.ts';
+import { channelWeighted, isDefaultWeighting, type Weighting } from '../stats/weighting.ts';
 import type { BandPartial, ClassSource, FoldBand, FoldPartial, FoldProgram, FoldResult, FoldTask, FoldTimes, FoldZone } from './fold-types.ts';
 
 export type { FoldBand, FoldPartial, FoldProgram, FoldResult, FoldTask, FoldZone } from './fold-types.ts';
 export { mergePartials } from './fold-merge.ts';
 
 const now = (): number => performance.now();
+
+/**
+ * A zone's channels on one window: the main accumulator's weighting (null: the plain rule, every covered cell
+ * at its fraction, nodata left out) and the further channels', with their rows' cell areas.
+ */
+function channelsFor(task: FoldTask, zone: FoldZone, cw: PixelWindow) {
+  const main = task.weighting && !isDefaultWeighting(task.weighting) ? task.weighting : null;
+  const extra = task.channels ?? [];
+  const grid = task.area.grid;
+  const mainAreas = main ? rowAreas(main, grid, cw.row0, cw.height) : null;
+  const extraAreas = extra.map((c) => rowAreas(c.weighting, grid, cw.row0, cw.height));
+  return {
+    accumulators: (): { acc: StatsAccumulator; more: StatsAccumulator[] | null } => ({
+      acc: createAccumulator({ names: task.names, weighted: main ? channelWeighted(main, zone.weighted) : zone.weighted, keepValues: task.keepValues }),
+      more: extra.length === 0 ? null : extra.map((c) => createAccumulator({ names: c.names, weighted: channelWeighted(c.weighting, zone.weighted) })),
+    }),
+    /** A cell of row `r` covered `f` (value NaN where nodata) into the main accumulator and every further channel. */
+    add(acc: StatsAccumulator, more: StatsAccumulator[] | null, f: number, value: number, r: number): void {
+      if (more !== null) {
+        for (let k = 0; k < more.length; k++) {
+          const areas = extraAreas[k];
+          addCell(more[k] as StatsAccumulator, (extra[k] as { weighting: Weighting }).weighting, f, value, areas ? (areas[r] as number) : 1);
+        }
+      }
+      if (main !== null) addCell(acc, main, f, value, mainAreas ? (mainAreas[r] as number) : 1);
+      else if (value !== value) acc.addNodata(f);
+      else acc.add(value, f);
+    },
+  };
+}
 
 /** One zone's pixels of one decoded block into one accumulator per band. */
 function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Coverage): BandPartial[] {
@@ -27,8 +59,9 @@ function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Cove
   const { valid, maskStride } = block;
   const { col0, row0 } = block.window;
   const fill = task.format.fill;
+  const ch = channelsFor(task, zone, cw);
   return task.bands.map(({ nodata, nodata64 = null, scale, offset }, b) => {
-    const acc = createAccumulator({ names: task.names, weighted: zone.weighted, keepValues: task.keepValues });
+    const { acc, more } = ch.accumulators();
     const classes = task.categorical ? new Map<number, number>() : null;
     const samples = block.bands[b];
     const arr = samples?.values ?? undefined;
@@ -44,24 +77,20 @@ function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Cove
         const w = cov.weights[r * cw.width + c] as number;
         if (w <= 0) continue;
         const tc = cw.col0 + c - col0;
-        if (valid && valid[tr * maskStride + tc] === 0) {
-          acc.addNodata(w);
-          continue;
-        }
-        const i = tr * rowStride + tc * step + first;
         let raw: number;
-        if (arr === undefined) raw = nodata64 === null ? fill : Number.NaN;
-        else if (big) {
-          // Compared before the conversion: 2⁶⁴ − 1 and a nodata of 2⁶⁴ − 2 are one float64.
-          const v = arr[i] as bigint;
-          raw = v === nodata64 ? Number.NaN : Number(v);
-        } else raw = arr[i] as number;
-        if (raw !== raw || raw === nodata) {
-          acc.addNodata(w);
-          continue;
+        if (valid && valid[tr * maskStride + tc] === 0) raw = Number.NaN;
+        else {
+          const i = tr * rowStride + tc * step + first;
+          if (arr === undefined) raw = nodata64 === null ? fill : Number.NaN;
+          else if (big) {
+            // Compared before the conversion: 2⁶⁴ − 1 and a nodata of 2⁶⁴ − 2 are one float64.
+            const v = arr[i] as bigint;
+            raw = v === nodata64 ? Number.NaN : Number(v);
+          } else raw = arr[i] as number;
         }
-        const value = raw * scale + offset;
-        acc.add(value, w);
+        const value = raw !== raw || raw === nodata ? Number.NaN : raw * scale + offset;
+        ch.add(acc, more, w, value, r);
+        if (value !== value) continue;
         if (areaRow) {
           const a = w * (areaRow[c] as number);
           area += a;
@@ -70,6 +99,7 @@ function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Cove
       }
     }
     const partial: BandPartial = { acc: acc.snapshot(), dataAreaM2: area };
+    if (more !== null) partial.more = more.map((m) => m.snapshot());
     if (classes) partial.classAreas = { values: [...classes.keys()], areas: [...classes.values()] };
     return partial;
   });
@@ -98,7 +128,8 @@ function foldProgram(
   const sources = program.sources ?? task.bands.map((_, b) => ({ raster: 0, band: b }));
   const evaluate = program.expression ? compileExpression(program.expression.text, program.expression.names) : null;
   const outputs = evaluate ? [-1] : program.outputs;
-  const accs = outputs.map(() => createAccumulator({ names: task.names, weighted: zone.weighted, keepValues: task.keepValues }));
+  const ch = channelsFor(task, zone, cw);
+  const sets = outputs.map(() => ch.accumulators());
   const classes = outputs.map(() => (task.categorical ? new Map<number, number>() : null));
   const dataArea = outputs.map(() => 0);
   let masked = 0;
@@ -134,27 +165,21 @@ function foldProgram(
       }
       const a = areaRow ? w * (areaRow[c] as number) : 0;
       for (let o = 0; o < outputs.length; o++) {
-        const acc = accs[o] as StatsAccumulator;
-        let value: number;
-        if (evaluate) {
-          value = ok.includes(0) ? Number.NaN : evaluate(inputs);
-        } else {
-          const b = outputs[o] as number;
-          value = ok[b] ? (inputs[b] as number) : Number.NaN;
-        }
-        if (!Number.isFinite(value)) {
-          acc.addNodata(w);
-          continue;
-        }
-        acc.add(value, w);
+        const b = outputs[o] as number;
+        const v = evaluate ? (ok.includes(0) ? Number.NaN : evaluate(inputs)) : ok[b] ? (inputs[b] as number) : Number.NaN;
+        const value = Number.isFinite(v) ? v : Number.NaN;
+        const set = sets[o] as { acc: StatsAccumulator; more: StatsAccumulator[] | null };
+        ch.add(set.acc, set.more, w, value, r);
+        if (value !== value) continue;
         dataArea[o] = (dataArea[o] as number) + a;
         const cl = classes[o];
         if (cl) cl.set(value, (cl.get(value) ?? 0) + a);
       }
     }
   }
-  return accs.map((acc, o) => {
+  return sets.map(({ acc, more }, o) => {
     const partial: BandPartial = { acc: acc.snapshot(), dataAreaM2: dataArea[o] as number, masked };
+    if (more !== null) partial.more = more.map((m) => m.snapshot());
     const cl = classes[o];
     if (cl) partial.classAreas = { values: [...cl.keys()], areas: [...cl.values()] };
     return partial;

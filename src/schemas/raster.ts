@@ -31,6 +31,27 @@ export const RasterRequestSchema = Type.Object(
           'Pixel selection for polygons and circles: center (default; a pixel counts when its centre is inside), all_touched (every pixel the AOI touches, weight 1), fractional (each pixel weighted by the exact fraction of its area inside the AOI). A bare point ignores it.',
       }),
     ),
+    coverage_weight: Type.Optional(
+      Type.Union(
+        [Type.Literal('fraction'), Type.Literal('none'), Type.Literal('area_cartesian'), Type.Literal('area_spherical_m2'), Type.Literal('area_spherical_km2')],
+        {
+          description:
+            "exactextract's cᵢ for every statistic that does not give its own (`mean(coverage_weight=none)`): fraction (default: the covered fraction, 1 for a pixel the centre or all-touched rule selects), none (1 for every counted pixel), area_cartesian (× the pixel's area in CRS units), area_spherical_m2 / area_spherical_km2 (× the pixel's area on a sphere of radius 6,378,137 m, lon/lat rasters only).",
+        },
+      ),
+    ),
+    min_coverage_frac: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description: "exactextract's min_coverage_frac: pixels covered less than this fraction are left out (default 0: every covered pixel).",
+      }),
+    ),
+    default_value: Type.Optional(
+      Type.Number({
+        description: "exactextract's default_value: the value of nodata pixels, which then count as values (default: nodata pixels are left out).",
+      }),
+    ),
     expression: Type.Optional(
       Type.String({
         minLength: 1,

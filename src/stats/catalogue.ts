@@ -36,6 +36,12 @@ interface NumberParam {
 }
 export type ParamSpec = NumberParam;
 
+/**
+ * Two weights this close (relative) are equal for majority, minority and mode: two cells that a zone covers
+ * alike have coverage fractions that may differ by a few ulps, and a tie must not turn on them.
+ */
+export const TIE_REL = 1e-12;
+
 /** Past this many distinct values the statistics that list them (`needs.distinct`) are refused (docs/contract.md §5). */
 export const MAX_DISTINCT_VALUES = 10_000;
 const MAX_DISTINCT_TEXT = MAX_DISTINCT_VALUES.toLocaleString('en-US');
@@ -354,7 +360,7 @@ export const STATISTICS = [
       let best = -Infinity;
       // Ascending walk, ties to the larger value (exactextract's mode; majority ties to the smaller).
       s.walk((v, w) => {
-        if (w >= best) [best, mode] = [w, v];
+        if (best === -Infinity || w >= best - TIE_REL * Math.abs(best)) [best, mode] = [w, v];
       });
       return finite(mode);
     },

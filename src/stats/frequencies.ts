@@ -9,7 +9,7 @@
  * order or on how buffers were appended, to the bit.
  */
 import { ZonalError } from '../errors.ts';
-import { MAX_DISTINCT_VALUES, type Runs } from './catalogue.ts';
+import { MAX_DISTINCT_VALUES, TIE_REL, type Runs } from './catalogue.ts';
 import { medianSorted, quantileSorted, sortPairs, sortValues, weightedTarget } from './quantile.ts';
 
 const INITIAL_CAPACITY = 1024;
@@ -190,12 +190,13 @@ export class Frequencies {
         unique.push(v);
         hist[String(v)] = w;
       }
-      // Ascending walk with strict comparisons: ties go to the smallest value.
-      if (w > majorityW) {
+      // Ascending walk with strict comparisons: ties go to the smallest value. Summed coverages within
+      // TIE_REL of each other are ties: cells alike by geometry differ in their last bits.
+      if (majorityW === -Infinity || w > majorityW + TIE_REL * Math.abs(majorityW)) {
         majorityW = w;
         majority = v;
       }
-      if (w < minorityW) {
+      if (minorityW === Infinity || w < minorityW - TIE_REL * Math.abs(minorityW)) {
         minorityW = w;
         minority = v;
       }

@@ -5,12 +5,15 @@
  * import-free but for the catalogue: the web page bundles it.
  */
 import { STATISTICS, type Args, type Needs, type ParamSpec, type SourceKind, type StatDeclaration } from './catalogue.ts';
+import { WEIGHTING_ARG_NAMES, weightingArg, type WeightingArgs } from './weighting.ts';
 
 /** A requested statistic: the answer's key (as the request spells it), its declaration and its arguments. */
 export interface ResolvedStat {
   readonly key: string;
   readonly declaration: StatDeclaration;
   readonly args: Args;
+  /** exactextract's weighting arguments given with it (`mean(coverage_weight=none)`); the request's apply to the rest. */
+  readonly weighting?: WeightingArgs;
 }
 
 /** `name(arg=value, …)`: exactextract's spelling of an operation with arguments. */
@@ -87,14 +90,23 @@ function callOf(name: string): ResolvedStat | string {
   if (declaration === undefined && plain === null) return `unknown statistic '${base}' in '${name}'`;
   const d = declaration ?? (plain as ResolvedStat).declaration;
   const own = declaration ? Object.keys(d.params ?? {}) : [];
-  const allowed = own.join(', ') || 'none';
+  // Any raster statistic takes exactextract's weighting arguments.
+  const weighs: readonly string[] = d.appliesTo.includes('raster') ? WEIGHTING_ARG_NAMES : [];
+  const allowed = [...own, ...weighs].join(', ') || 'none';
   const args: Record<string, number | string> = declaration ? {} : { ...(plain as ResolvedStat).args };
+  const weighting: Record<string, number | string> = {};
   const given = inner.trim() === '' ? [] : inner.split(',');
   for (const piece of given) {
     const m = /^\s*(\w+)\s*=\s*(\S+)\s*$/.exec(piece);
     if (!m) return `'${name}': an argument is written name=value (${base}'s arguments: ${allowed})`;
     const [, key = '', text = ''] = m;
-    if (key in args && own.includes(key)) return `'${name}' gives ${key} twice`;
+    if ((key in args && own.includes(key)) || key in weighting) return `'${name}' gives ${key} twice`;
+    if (weighs.includes(key)) {
+      const value = weightingArg(key as (typeof WEIGHTING_ARG_NAMES)[number], text);
+      if (typeof value === 'object') return `'${name}': ${value.why}`;
+      weighting[key] = value;
+      continue;
+    }
     if (!own.includes(key)) return `'${name}': ${base} has no argument '${key}' (its arguments: ${allowed})`;
     const spec = paramOf(d, key);
     const value = paramValue(spec, text);
@@ -104,7 +116,7 @@ function callOf(name: string): ResolvedStat | string {
   const missing = own.filter((k) => !(k in args));
   if (missing.length > 0) return `'${base}' needs ${missing.join(' and ')}: ${base}(${missing.map((k) => `${k}=…`).join(', ')}) (${rangesOf(d)})`;
   const key = d.call ? d.call.key(args) : (plain as ResolvedStat).key;
-  return { key, declaration: d, args };
+  return Object.keys(weighting).length > 0 ? { key, declaration: d, args, weighting } : { key, declaration: d, args };
 }
 
 /** A template instance (`percentile_90`), or null. */

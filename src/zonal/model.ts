@@ -6,6 +6,7 @@
 import type { AoiInput } from '../geometry/aoi.ts';
 import type { ZonalError } from '../errors.ts';
 import type { PixelRule } from '../coverage/coverage.ts';
+import type { CoverageWeight } from '../stats/weighting.ts';
 
 /** A GeoJSON Point (with an optional radius in metres), Polygon or MultiPolygon in WGS84 lon/lat. */
 export type Geometry = AoiInput;
@@ -52,6 +53,10 @@ interface RasterOptions {
   stats?: string[];
   bands?: number[];
   pixels?: PixelRule;
+  /** exactextract's weighting arguments, defaults of every statistic that does not give its own. */
+  coverage_weight?: CoverageWeight;
+  min_coverage_frac?: number;
+  default_value?: number;
   expression?: string;
   mask?: { band?: number; asset?: string; include?: number[]; exclude?: number[] };
   histogram?: { bins: number | number[]; range?: [number, number] };

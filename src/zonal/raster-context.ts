@@ -8,6 +8,8 @@ import type { Config } from '../config.ts';
 import type { ByteSource } from '../source/source.ts';
 import { DEFAULT_STATS } from '../stats/catalogue.ts';
 import { parseStatNames, type StatName } from '../stats/names.ts';
+import { resolveStat } from '../stats/spelling.ts';
+import { channelsOf, type Weighting } from '../stats/weighting.ts';
 import { openRaster, type RasterLevel, type RasterReader } from '../raster/reader.ts';
 import type { BlockFormat } from '../raster/decode.ts';
 import { effectiveNodata, exactNodata64 } from '../raster/pixels.ts';
@@ -63,6 +65,11 @@ export interface RasterContext {
   readonly bands: number[];
   readonly foldBands: FoldBand[];
   readonly names: StatName[];
+  /**
+   * The names grouped by exactextract's weighting arguments (the request's, or an operation's own): the
+   * first channel has the request's and answers the histogram, classes and data_area too.
+   */
+  readonly channels: { weighting: Weighting; names: StatName[] }[];
   readonly rule: PixelRule;
   readonly approx: boolean;
   readonly deps: RasterDeps;
@@ -249,8 +256,18 @@ function contextOf(
     ...parts
   }: Pick<RasterContext, 'reader' | 'bands' | 'foldBands' | 'names' | 'approx' | 'program' | 'extras' | 'classSource'> & { answered: readonly number[] },
 ): RasterContext {
+  const defaults = { coverage_weight: req.coverage_weight, min_coverage_frac: req.min_coverage_frac, default_value: req.default_value };
+  const channels = channelsOf(parts.names, (n) => resolveStat(n)?.weighting ?? {}, defaults);
+  const spherical = channels.find((c) => c.weighting.coverage.startsWith('area_spherical'));
+  if (spherical && !parts.reader.info.crs.isGeographic) {
+    throw new ZonalError(
+      'stat_not_applicable',
+      `coverage_weight=${spherical.weighting.coverage} measures cells on a sphere from their latitudes and longitudes, and this raster is not in longitude/latitude; area_cartesian weighs by the cell's area in its CRS units.`,
+    );
+  }
   return {
     ...parts,
+    channels,
     // The answer's keys: the expression's, or each band asked (with its STAC class names).
     outputs:
       req.expression !== undefined

@@ -11,6 +11,7 @@ import { blocksUnder, blockWindow, cellsUnder, type ZonePlan } from '../raster/p
 import { admitted, decodedTiles, spanCovers, spanOf } from '../raster/decode.ts';
 import { mergePartials, type FoldPartial, type FoldResult, type FoldTask, type FoldZone } from '../raster/fold.ts';
 import { classesOf, histogramOf } from '../stats/histogram.ts';
+import { channelWeighted, isDefaultWeighting } from '../stats/weighting.ts';
 import { countFold, tally } from '../observe.ts';
 import { bandStats } from './respond.ts';
 import { withSlot } from './slots.ts';
@@ -63,8 +64,16 @@ export function rasterWork(ctx: RasterContext, zones: readonly PlannedZone[]): W
 
 /** A zone's partials, merged in block order (the same bits as any other request), into its answer. */
 function answerZone(ctx: RasterContext, z: Exclude<PlannedZone, { error: unknown }>, partials: FoldPartial['bands'][]): { statistics: StatsResponse } {
-  const options = { names: ctx.names, weighted: weightedOf(z), bandCount: ctx.outputs.length, keepValues: keepsAll(ctx) };
-  const { accs, dataAreaM2, classAreas, masked } = mergePartials(options, partials);
+  const [main, ...extra] = ctx.channels as [RasterContext['channels'][number], ...RasterContext['channels']];
+  const fractional = weightedOf(z);
+  const options = {
+    names: main.names,
+    weighted: channelWeighted(main.weighting, fractional),
+    bandCount: ctx.outputs.length,
+    keepValues: keepsAll(ctx),
+    channels: extra.map((c) => ({ names: c.names, weighted: channelWeighted(c.weighting, fractional) })),
+  };
+  const { accs, more, dataAreaM2, classAreas, masked } = mergePartials(options, partials);
   const statistics: StatsResponse = {};
   ctx.outputs.forEach(({ key, classes }, k) => {
     const acc = accs[k] as (typeof accs)[number];
@@ -72,11 +81,24 @@ function answerZone(ctx: RasterContext, z: Exclude<PlannedZone, { error: unknown
     if (ctx.masked) extra['masked'] = masked[k] ?? 0;
     if (ctx.histogram) extra['histogram'] = histogramOf(ctx.histogram, acc);
     if (ctx.categorical) extra['classes'] = classesOf(acc, classAreas[k] as Map<number, number>, classes);
-    statistics[key] = { ...bandStats(acc, z.aoiAreaM2, z.isArea ? (dataAreaM2[k] ?? 0) : 0), ...extra };
+    const others = Object.assign({}, ...(more[k] ?? []).map((m) => bandStats(m, z.aoiAreaM2, 0))) as Record<string, unknown>;
+    delete others['aoi_area'];
+    delete others['data_area'];
+    statistics[key] = { ...bandStats(acc, z.aoiAreaM2, z.isArea ? (dataAreaM2[k] ?? 0) : 0), ...others, ...extra };
   });
   tally.pixels += z.plan.pixels;
   tally.zones += 1;
   return { statistics };
+}
+
+/** A task's statistics by channel: the first (with the request's weighting, absent when it is the plain one) and the rest. */
+function channelsOfTask(ctx: RasterContext): Pick<FoldTask, 'names' | 'weighting' | 'channels'> {
+  const [main, ...extra] = ctx.channels as [RasterContext['channels'][number], ...RasterContext['channels']];
+  return {
+    names: main.names,
+    ...(isDefaultWeighting(main.weighting) ? {} : { weighting: main.weighting }),
+    ...(extra.length > 0 ? { channels: extra } : {}),
+  };
 }
 
 function weightedOf(zone: { plan: ZonePlan; isArea: boolean }): boolean {
@@ -177,7 +199,7 @@ async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], task: 
     touches,
     bands: ctx.foldBands,
     area: { grid: level.grid, proj4: info.crs.proj4, isGeographic: info.crs.isGeographic },
-    names: ctx.names,
+    ...channelsOfTask(ctx),
     keepValues: keepsAll(ctx),
     categorical: ctx.categorical,
     program: ctx.program,

@@ -285,7 +285,7 @@ describe.each(ENGINES)('jobs: $name', (engine) => {
     expect(bad.statusCode).toBe(422);
     expect((bad.json() as { detail: string }).detail).toMatch(/url/);
     // An unknown statistic is refused at submission, as the endpoint refuses it, not after every task ran.
-    const stat = await submit('zonal-stats-raster', { aoi: { type: 'Point', coordinates: [6, 50] }, url: ELEV, stats: ['stdev'] });
+    const stat = await submit('zonal-stats-raster', { aoi: { type: 'Point', coordinates: [6, 50] }, url: ELEV, stats: ['stddev'] });
     expect(stat.statusCode).toBe(422);
     expect(stat.json()).toMatchObject({ code: 'unknown_stat' });
     const base = testConfig();

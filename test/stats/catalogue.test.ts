@@ -224,6 +224,7 @@ describe('the form', () => {
       'src/stats/catalogue.ts',
       'src/stats/spelling.ts',
       'src/stats/weighted-quantile.ts',
+      'src/stats/weighting.ts',
       'web/src/stat-choices.ts',
     ]);
   });

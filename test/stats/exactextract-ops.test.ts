@@ -122,15 +122,36 @@ describe("exactextract's spelling", () => {
     ['quantile()', "'quantile' needs q: quantile(q=…) (q from 0 to 1)"],
     ['quantile(q=2)', "'quantile(q=2)': q must be a number from 0 to 1"],
     ['quantile(q=x)', "'quantile(q=x)': q must be a number from 0 to 1"],
-    ['quantile(q=0.5,foo=1)', "'quantile(q=0.5,foo=1)': quantile has no argument 'foo' (its arguments: q)"],
-    ['quantile(0.5)', "'quantile(0.5)': an argument is written name=value (quantile's arguments: q)"],
-    ['mean(q=0.5)', "'mean(q=0.5)': mean has no argument 'q' (its arguments: none)"],
+    ['quantile(q=0.5,foo=1)', "'quantile(q=0.5,foo=1)': quantile has no argument 'foo' (its arguments: q, coverage_weight, min_coverage_frac, default_value)"],
+    ['quantile(0.5)', "'quantile(0.5)': an argument is written name=value (quantile's arguments: q, coverage_weight, min_coverage_frac, default_value)"],
+    ['mean(q=0.5)', "'mean(q=0.5)': mean has no argument 'q' (its arguments: coverage_weight, min_coverage_frac, default_value)"],
     ['avg(q=1)', "unknown statistic 'avg' in 'avg(q=1)'"],
   ])('%s is refused, saying why', (name, why) => {
     const e = errorOf(() => parseStatNames(['mean', name], 'raster'));
     expect(e.code).toBe('unknown_stat');
     expect(e.extras['errors']).toEqual([{ path: '/stats/1', message: why }]);
     expect(e.detail).toContain(`${why}.`);
+  });
+
+  it.each([
+    [
+      'mean(coverage_weight=area)',
+      "'mean(coverage_weight=area)': coverage_weight must be one of fraction, none, area_cartesian, area_spherical_m2, area_spherical_km2",
+    ],
+    ['count(min_coverage_frac=1.5)', "'count(min_coverage_frac=1.5)': min_coverage_frac must be a number from 0 to 1"],
+    ['sum(default_value=nan)', "'sum(default_value=nan)': default_value must be a finite number"],
+    ['sum(default_value=0,default_value=1)', "'sum(default_value=0,default_value=1)' gives default_value twice"],
+  ])('%s: a weighting argument out of its domain is refused, saying why', (name, why) => {
+    expect(errorOf(() => parseStatNames([name], 'raster')).extras['errors']).toEqual([{ path: '/stats/0', message: why }]);
+  });
+
+  it('reads the weighting arguments of any raster statistic, and keys it without them', () => {
+    expect(resolveStat('mean(coverage_weight=area_spherical_km2, min_coverage_frac=0.5)')).toMatchObject({
+      key: 'mean',
+      weighting: { coverage_weight: 'area_spherical_km2', min_coverage_frac: 0.5 },
+    });
+    expect(resolveStat('quantile(q=0.1,default_value=-1)')).toMatchObject({ key: 'quantile_10', args: { q: 0.1 }, weighting: { default_value: -1 } });
+    expect(resolveStat('percentile_90(coverage_weight=none)')).toMatchObject({ key: 'percentile_90', args: { q: 90 }, weighting: { coverage_weight: 'none' } });
   });
 
   it('two operations that would give one key are a 422 naming both', () => {

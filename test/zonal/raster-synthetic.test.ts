@@ -181,11 +181,50 @@ describe('raster endpoint on synthetic rasters (hand-derived values)', () => {
     expect(Object.keys(b)).toEqual(expect.arrayContaining(['quantile_50', 'quantile_25']));
   });
 
+  it("exactextract's weighting arguments, per operation and for the request (hand-derived on the tiny grid)", async () => {
+    const url = fixtureUrl('raster/synthetic/tiny_uint8.tif');
+    const f = (c: number, r: number) => r * 6 + c + 1;
+    const inner = cells(f, [1, 2, 3], [1, 2]);
+    // Centre rule: each selected cell has cᵢ 1, × 10 m × 10 m with area_cartesian.
+    const res = await post({
+      url,
+      aoi: INNER,
+      stats: ['count', 'count(coverage_weight=area_cartesian)', 'sum(coverage_weight=area_cartesian)', 'mean(coverage_weight=area_cartesian)'],
+    });
+    // Two operations keyed alike (count, count(coverage_weight=…)) may not share a request.
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toContain("'count' and 'count(coverage_weight=area_cartesian)' would both answer 'count'");
+    const area = (await post({ url, aoi: INNER, stats: ['count(coverage_weight=area_cartesian)', 'sum(coverage_weight=area_cartesian)'] })).body.band_1;
+    expect(area.count).toBeCloseTo(600, 9);
+    expect(area.sum).toBeCloseTo(100 * sum(inner), 7);
+    // default_value: the nodata cell (5,3) counts as that value; as the request's default, for every statistic.
+    const all = cells(f, [0, 1, 2, 3, 4, 5], [0, 1, 2, 3], [[5, 3]]);
+    const dv = (await post({ url, aoi: ALL, stats: ['count(default_value=7)', 'sum(default_value=7)', 'nodata'] })).body.band_1;
+    expect(dv).toMatchObject({ count: 24, sum: sum(all) + 7, nodata: 1 });
+    const req = (await post({ url, aoi: ALL, stats: ['count', 'sum', 'nodata', 'min'], default_value: 100 })).body.band_1;
+    expect(req).toMatchObject({ count: 24, sum: sum(all) + 100, nodata: 0, min: 1 });
+    // Fractional pixels: INNER covers 0.8, 1, 0.8 of cols 1–3 and 0.8, 0.8 of rows 1–2: Σcᵢ = 2.6 × 1.6; with
+    // coverage_weight=none every touched cell counts 1.
+    const frac = (await post({ url, aoi: INNER, pixels: 'fractional', stats: ['count'] })).body.band_1;
+    expect(frac.count).toBeCloseTo(2.6 * 1.6, 6);
+    const none = (await post({ url, aoi: INNER, pixels: 'fractional', stats: ['count'], coverage_weight: 'none' })).body.band_1;
+    expect(none.count).toBe(6);
+  });
+
+  it('area_spherical_* on a raster not in longitude/latitude is a 422 that says why', async () => {
+    const res = await post({ url: fixtureUrl('raster/synthetic/tiny_uint8.tif'), aoi: INNER, stats: ['mean(coverage_weight=area_spherical_m2)'] });
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe('stat_not_applicable');
+    expect(res.body.detail).toContain('not in longitude/latitude; area_cartesian weighs by the cell');
+    const body = await post({ url: fixtureUrl('raster/synthetic/tiny_uint8.tif'), aoi: INNER, coverage_weight: 'area_spherical_km2' });
+    expect(body.status).toBe(422);
+  });
+
   it('an unknown argument is a 422 that says why', async () => {
     const res = await post({ url: fixtureUrl('raster/synthetic/tiny_uint8.tif'), aoi: INNER, stats: ['quantile(p=0.5)'] });
     expect(res.status).toBe(422);
     expect(res.body.code).toBe('unknown_stat');
-    expect(res.body.detail).toContain("'quantile(p=0.5)': quantile has no argument 'p' (its arguments: q).");
+    expect(res.body.detail).toContain("'quantile(p=0.5)': quantile has no argument 'p' (its arguments: q, coverage_weight, min_coverage_frac, default_value).");
   });
 
   it('NaN pixels are invalid even without a declared nodata', async () => {

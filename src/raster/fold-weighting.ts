@@ -1,0 +1,46 @@
+/**
+ * exactextract's weighting arguments in the fold (stats/weighting.ts): which of a zone's cells a channel
+ * counts and with what weight cᵢ. Pure.
+ */
+import type { Grid } from '../geometry/grid.ts';
+import type { StatsAccumulator } from '../stats/accumulator.ts';
+import type { Weighting } from '../stats/weighting.ts';
+
+/** exactextract's sphere (src/raster_area.h). */
+const EARTH_RADIUS = 6378137;
+const PI_180 = Math.PI / 180;
+
+/**
+ * The area factor of each row of a window (rows `row0` … of the level grid) under an area coverage weight,
+ * as exactextract computes it: the cell's x and y steps multiplied (area_cartesian), or R²·π/180·|sin φ₁ −
+ * sin φ₂|·Δλ from the cell's edges in degrees (area_spherical_*). Null when the weight is no area.
+ */
+export function rowAreas(w: Weighting, grid: Grid, row0: number, rows: number): Float64Array | null {
+  if (w.coverage === 'fraction' || w.coverage === 'none') return null;
+  const out = new Float64Array(rows);
+  const dx = Math.abs(grid.dx);
+  const dy = Math.abs(grid.dy);
+  if (w.coverage === 'area_cartesian') return out.fill(dx * dy);
+  const factor = w.coverage === 'area_spherical_km2' ? 1e-6 : 1;
+  for (let r = 0; r < rows; r++) {
+    const y = grid.y0 + (row0 + r + 0.5) * grid.dy;
+    out[r] = EARTH_RADIUS * EARTH_RADIUS * PI_180 * Math.abs(Math.sin((y - 0.5 * dy) * PI_180) - Math.sin((y + 0.5 * dy) * PI_180)) * dx * factor;
+  }
+  return out;
+}
+
+/**
+ * One covered cell (covered fraction `f` > 0; 1 where a centre or all-touched rule selects it) into a channel:
+ * left out below min_coverage_frac; a nodata cell (`value` NaN) takes default_value or counts as nodata;
+ * cᵢ = f, 1, or f × the cell's area (`area`).
+ */
+export function addCell(acc: StatsAccumulator, w: Weighting, f: number, value: number, area: number): void {
+  if (f < w.minFrac) return;
+  const c = w.coverage === 'fraction' ? f : w.coverage === 'none' ? 1 : f * area;
+  if (value !== value) {
+    if (w.defaultValue === null) acc.addNodata(c);
+    else acc.add(w.defaultValue, c);
+    return;
+  }
+  acc.add(value, c);
+}
