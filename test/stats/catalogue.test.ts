@@ -222,6 +222,8 @@ describe('the form', () => {
     });
     expect(Object.keys(result.metafile.inputs).sort()).toEqual([
       'src/stats/catalogue.ts',
+      'src/stats/declaration.ts',
+      'src/stats/exactextract.ts',
       'src/stats/spelling.ts',
       'src/stats/weighted-quantile.ts',
       'src/stats/weighting.ts',
