@@ -3,7 +3,7 @@
  * band/column and statistic, the error, and the zone's WKB geometry in lon/lat (OGC:CRS84). Written with
  * hyparquet-writer (the only file importing it) once every zone is in.
  */
-import { geojsonToWkb, parquetWriteBuffer } from 'hyparquet-writer';
+import { geojsonToWkb, parquetWriteBuffer, schemaFromColumnData } from 'hyparquet-writer';
 import type { ColumnSource } from 'hyparquet-writer';
 import type { ZoneOutcome } from '../zonal/model.ts';
 import type { Format } from './format.ts';
@@ -11,9 +11,30 @@ import type { Format } from './format.ts';
 /** Names the zone columns take; a property of the same name becomes `property_<name>`. */
 const RESERVED = new Set(['index', 'id', 'item_id', 'datetime', 'geometry', 'error_code', 'error_detail']);
 
-/** A column of plain values: DOUBLE when every value is a number, BOOLEAN when every one is a boolean, else text (lists and maps as JSON). */
-function column(name: string, values: unknown[]): ColumnSource {
+/** A column of lists of numbers (unique, the per-cell statistics): Parquet's LIST of DOUBLE. */
+interface ListColumn {
+  list: true;
+  name: string;
+  data: (number[] | null)[];
+}
+
+/** Parquet's three-level LIST of optional DOUBLEs. */
+function listSchema(name: string) {
+  return [
+    { name, repetition_type: 'OPTIONAL' as const, converted_type: 'LIST' as const, num_children: 1 },
+    { name: 'list', repetition_type: 'REPEATED' as const, num_children: 1 },
+    { name: 'element', type: 'DOUBLE' as const, repetition_type: 'OPTIONAL' as const },
+  ];
+}
+
+/**
+ * A column of plain values: DOUBLE when every value is a number, BOOLEAN when every one is a boolean, a LIST of
+ * DOUBLE when every one is a list of numbers, else text (maps as JSON).
+ */
+function column(name: string, values: unknown[]): ColumnSource | ListColumn {
   const present = values.filter((v) => v !== null && v !== undefined);
+  if (present.length > 0 && present.every((v) => Array.isArray(v) && v.every((x) => typeof x === 'number')))
+    return { list: true, name, data: values.map((v) => (Array.isArray(v) ? (v as number[]) : null)) };
   if (present.length > 0 && present.every((v) => typeof v === 'number'))
     return { name, data: values.map((v) => (typeof v === 'number' ? v : null)), type: 'DOUBLE' };
   if (present.length > 0 && present.every((v) => typeof v === 'boolean'))
@@ -51,7 +72,7 @@ function toGeoParquet(outcomes: readonly ZoneOutcome[]): Uint8Array {
   const items = outcomes.some((o) => o.item !== undefined);
   const taken = new Set([...RESERVED, ...statColumns.keys()]);
   const { wkb, types } = geometries(outcomes);
-  const columns: ColumnSource[] = [
+  const columns: (ColumnSource | ListColumn)[] = [
     { name: 'index', data: outcomes.map((o) => o.zone.index), type: 'INT32' },
     column(
       'id',
@@ -80,7 +101,14 @@ function toGeoParquet(outcomes: readonly ZoneOutcome[]): Uint8Array {
     { name: 'geometry', data: wkb, type: 'BYTE_ARRAY' },
   ];
   const geo = { version: '1.1.0', primary_column: 'geometry', columns: { geometry: { encoding: 'WKB', geometry_types: types } } };
-  return new Uint8Array(parquetWriteBuffer({ columnData: columns, kvMetadata: [{ key: 'geo', value: JSON.stringify(geo) }] }));
+  // The schema written out: each plain column's as the writer infers it, a list column's as a LIST of DOUBLE.
+  const schema = [
+    { name: 'root', num_children: columns.length },
+    ...columns.flatMap((c) => ('list' in c ? listSchema(c.name) : schemaFromColumnData({ columnData: [c] }).slice(1))),
+  ];
+  // With an explicit schema the writer takes each column's data alone.
+  const columnData = columns.map((c): ColumnSource => ({ name: c.name, data: c.data }));
+  return new Uint8Array(parquetWriteBuffer({ columnData, schema, kvMetadata: [{ key: 'geo', value: JSON.stringify(geo) }] }));
 }
 
 export const geoparquet: Format = {

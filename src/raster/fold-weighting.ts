@@ -32,15 +32,15 @@ export function rowAreas(w: Weighting, grid: Grid, row0: number, rows: number): 
 /**
  * One covered cell (covered fraction `f` > 0; 1 where a centre or all-touched rule selects it) into a channel:
  * left out below min_coverage_frac; a nodata cell (`value` NaN) takes default_value or counts as nodata;
- * cᵢ = f, 1, or f × the cell's area (`area`).
+ * cᵢ = f, 1, or f × the cell's area (`area`). `cell`: its id on the level's grid (row × width + column).
  */
-export function addCell(acc: StatsAccumulator, w: Weighting, f: number, value: number, area: number): void {
+export function addCell(acc: StatsAccumulator, w: Weighting, f: number, value: number, area: number, cell: number): void {
   if (f < w.minFrac) return;
   const c = w.coverage === 'fraction' ? f : w.coverage === 'none' ? 1 : f * area;
   if (value !== value) {
     if (w.defaultValue === null) acc.addNodata(c);
-    else acc.add(w.defaultValue, c);
+    else acc.add(w.defaultValue, c, cell);
     return;
   }
-  acc.add(value, c);
+  acc.add(value, c, cell);
 }

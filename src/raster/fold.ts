@@ -30,6 +30,7 @@ function channelsFor(task: FoldTask, zone: FoldZone, cw: PixelWindow) {
   const main = task.weighting && !isDefaultWeighting(task.weighting) ? task.weighting : null;
   const extra = task.channels ?? [];
   const grid = task.area.grid;
+  const width = task.format.levelWidth;
   const mainAreas = main ? rowAreas(main, grid, cw.row0, cw.height) : null;
   const extraAreas = extra.map((c) => rowAreas(c.weighting, grid, cw.row0, cw.height));
   return {
@@ -38,16 +39,17 @@ function channelsFor(task: FoldTask, zone: FoldZone, cw: PixelWindow) {
       more: extra.length === 0 ? null : extra.map((c) => createAccumulator({ names: c.names, weighted: channelWeighted(c.weighting, zone.weighted) })),
     }),
     /** A cell of row `r` covered `f` (value NaN where nodata) into the main accumulator and every further channel. */
-    add(acc: StatsAccumulator, more: StatsAccumulator[] | null, f: number, value: number, r: number): void {
+    add(acc: StatsAccumulator, more: StatsAccumulator[] | null, f: number, value: number, r: number, c: number): void {
+      const cell = (cw.row0 + r) * width + cw.col0 + c;
       if (more !== null) {
         for (let k = 0; k < more.length; k++) {
           const areas = extraAreas[k];
-          addCell(more[k] as StatsAccumulator, (extra[k] as { weighting: Weighting }).weighting, f, value, areas ? (areas[r] as number) : 1);
+          addCell(more[k] as StatsAccumulator, (extra[k] as { weighting: Weighting }).weighting, f, value, areas ? (areas[r] as number) : 1, cell);
         }
       }
-      if (main !== null) addCell(acc, main, f, value, mainAreas ? (mainAreas[r] as number) : 1);
+      if (main !== null) addCell(acc, main, f, value, mainAreas ? (mainAreas[r] as number) : 1, cell);
       else if (value !== value) acc.addNodata(f);
-      else acc.add(value, f);
+      else acc.add(value, f, cell);
     },
   };
 }
@@ -89,7 +91,7 @@ function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Cove
           } else raw = arr[i] as number;
         }
         const value = raw !== raw || raw === nodata ? Number.NaN : raw * scale + offset;
-        ch.add(acc, more, w, value, r);
+        ch.add(acc, more, w, value, r, c);
         if (value !== value) continue;
         if (areaRow) {
           const a = w * (areaRow[c] as number);
@@ -169,7 +171,7 @@ function foldProgram(
         const v = evaluate ? (ok.includes(0) ? Number.NaN : evaluate(inputs)) : ok[b] ? (inputs[b] as number) : Number.NaN;
         const value = Number.isFinite(v) ? v : Number.NaN;
         const set = sets[o] as { acc: StatsAccumulator; more: StatsAccumulator[] | null };
-        ch.add(set.acc, set.more, w, value, r);
+        ch.add(set.acc, set.more, w, value, r, c);
         if (value !== value) continue;
         dataArea[o] = (dataArea[o] as number) + a;
         const cl = classes[o];

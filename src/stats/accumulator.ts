@@ -18,6 +18,7 @@ import { type ResultContext, type Runs, type StatState, type StatValue } from '.
 import { needsOfStat, resolveStat, type ResolvedStat } from './spelling.ts';
 import { needsOf, type StatName } from './names.ts';
 import { Frequencies } from './frequencies.ts';
+import { CellList, type CellArrays } from './cells.ts';
 
 export type { ResultContext };
 /** The requested statistics by name. */
@@ -71,15 +72,19 @@ export interface AccumulatorSnapshot {
   readonly pairWeights: Float64Array;
   /** Values kept though no statistic of `names` needs them (AccumulatorOptions.keepValues). */
   readonly keep?: boolean;
+  /** The counted cells (needs `cells`), and the cells of the min and max value (−1: none). */
+  readonly cells?: CellArrays;
+  readonly minCell?: number;
+  readonly maxCell?: number;
 }
 
 export interface StatsAccumulator {
   /**
    * Counts one valid value with its weight (coverage fraction or feature weight). Weights ≤ 0 (or NaN) are
    * ignored; `value` must not be NaN (validity is the caller's job). Allocation-free except when a value
-   * buffer doubles.
+   * buffer doubles. `cell`: the cell's id on the raster's full grid (per-cell statistics, min/max centres).
    */
-  add(value: number, weight: number): void;
+  add(value: number, weight: number, cell?: number): void;
   /** Counts one nodata / masked cell inside the AOI (its weight in weighted mode, else 1); weights ≤ 0 ignored. */
   addNodata(weight: number): void;
   /** Folds another accumulator built with the same names and mode into this one (`other` is left unchanged). */
@@ -133,6 +138,10 @@ class Accumulator implements StatsAccumulator {
   private readonly values: Frequencies;
 
   private readonly keepAnyway: boolean;
+  /** The counted cells, when a statistic lists them. */
+  private readonly cells: CellList | null;
+  private minCell = -1;
+  private maxCell = -1;
   /** Resolved on the first result (partials built in workers are merged, never asked). */
   private plan: ResultPlan | undefined;
 
@@ -146,10 +155,12 @@ class Accumulator implements StatsAccumulator {
     this.keepAnyway = keep;
     this.keepValues = needs.values || keep;
     this.values = new Frequencies(this.keepValues ? Math.max(0, Math.floor(capacity)) : 0);
+    this.cells = needs.cells ? new CellList() : null;
   }
 
-  add(value: number, weight: number): void {
+  add(value: number, weight: number, cell = -1): void {
     if (!(weight > 0)) return;
+    if (this.cells !== null) this.cells.add(cell, value, weight);
     const first = this.items++ === 0;
     let w = 1;
     let wt: number;
@@ -181,8 +192,15 @@ class Accumulator implements StatsAccumulator {
       this.mean = m;
       this.m2 += w * delta * (d - m);
     }
-    if (value < this.min) this.min = value;
-    if (value > this.max) this.max = value;
+    // Strict: within one accumulator cells come row by row, so the first of equal values is the first cell.
+    if (value < this.min) {
+      this.min = value;
+      this.minCell = cell;
+    }
+    if (value > this.max) {
+      this.max = value;
+      this.maxCell = cell;
+    }
     if (this.keepValues) this.values.add(value, w);
   }
 
@@ -224,6 +242,9 @@ class Accumulator implements StatsAccumulator {
       pairValues: this.values.pairValuesView(),
       pairWeights: this.values.pairWeightsView(),
       keep: this.keepAnyway,
+      minCell: this.minCell,
+      maxCell: this.maxCell,
+      ...(this.cells ? { cells: this.cells.copy() } : {}),
     };
   }
 
@@ -255,8 +276,13 @@ class Accumulator implements StatsAccumulator {
     [this.wSum, this.wComp] = addPair(this.wSum, this.wComp, o.wSum, o.wComp);
     [this.vSum, this.vComp] = addPair(this.vSum, this.vComp, o.vSum, o.vComp);
     [this.nodata, this.nodataComp] = addPair(this.nodata, this.nodataComp, o.nodata, o.nodataComp);
+    const [oMin, oMax] = [o.minCell ?? -1, o.maxCell ?? -1];
+    // Equal extremes: the cell first in cell-id order, whatever the merge order.
+    if (o.min < this.min || (o.min === this.min && oMin >= 0 && (this.minCell < 0 || oMin < this.minCell))) this.minCell = oMin;
+    if (o.max > this.max || (o.max === this.max && oMax >= 0 && (this.maxCell < 0 || oMax < this.maxCell))) this.maxCell = oMax;
     if (o.min < this.min) this.min = o.min;
     if (o.max > this.max) this.max = o.max;
+    if (o.cells && this.cells) this.cells.append(o.cells);
     this.values.append(o.unitValues, o.pairValues, o.pairWeights);
   }
 
@@ -293,6 +319,9 @@ class Accumulator implements StatsAccumulator {
       quantile: (q) => (empty ? null : values.quantile(q, false, weighted)),
       median: () => (empty ? null : values.quantile(50, true, weighted)),
       runs: () => (runs ??= empty || !this.keepValues ? null : values.runs(distinct)),
+      cells: () => this.cells?.inOrder() ?? { ids: [], values: [], weights: [] },
+      minCell: empty ? -1 : this.minCell,
+      maxCell: empty ? -1 : this.maxCell,
       walk: (visit) => {
         if (empty || !this.keepValues) return;
         values.walkRuns((v, w) => {

@@ -47,6 +47,8 @@ export interface Needs {
   readonly distinct?: boolean;
   /** The q (0 to 100) of the quantiles it reads. */
   readonly quantiles?: readonly number[];
+  /** Every counted cell kept with its id and weight (exactextract's per-cell operations). */
+  readonly cells?: boolean;
 }
 
 /** What one walk over the distinct kept values yields (majority / minority NaN when there are none). */
@@ -82,12 +84,19 @@ export interface StatState {
   runs(): Runs | null;
   /** Visits the distinct kept values in ascending order with their total weight (needs `values`). */
   walk(visit: (value: number, weight: number) => void): void;
+  /** The counted cells in cell-id order: ids, values and weights cᵢ (needs `cells`); empty arrays when none. */
+  cells(): { ids: ArrayLike<number>; values: ArrayLike<number>; weights: ArrayLike<number> };
+  /** The cell of the smallest / largest value (the first in cell-id order among equals); −1 when empty or untracked. */
+  readonly minCell: number;
+  readonly maxCell: number;
 }
 
 /** What the accumulator cannot know. */
 export interface ResultContext {
   /** Area of the AOI in m² (`density`); null when it has none. Required when `density` was asked. */
   readonly aoiAreaM2?: number | null;
+  /** The centre of a cell of the raster's full grid, in its CRS (center_x, min_center_x, …). */
+  readonly cellCenter?: (id: number) => [number, number];
 }
 
 /** One statistic's answer: a number, null for "nothing counted", a list (`unique`), an object (`freq_hist`). */
@@ -98,6 +107,7 @@ export const FORM_GROUPS = [
   { id: 'summary', label: 'Summary' },
   { id: 'quantiles', label: 'Quantiles' },
   { id: 'distinct', label: 'Distinct values' },
+  { id: 'cells', label: 'Per pixel' },
 ] as const;
 type FormGroup = (typeof FORM_GROUPS)[number]['id'];
 

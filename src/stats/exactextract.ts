@@ -2,7 +2,7 @@
  * exactextract's operations (python/doc/operations.rst), under its names and formulas, as declarations of the
  * catalogue. Pure: the page bundles it.
  */
-import { MAX_DISTINCT_TEXT, NUMBER, TIE_REL, finite, statistic } from './declaration.ts';
+import { MAX_DISTINCT_TEXT, NUMBER, TIE_REL, finite, statistic, type ResultContext } from './declaration.ts';
 import { weightedQuantile } from './weighted-quantile.ts';
 
 /** `quantile(q=…)`, exactextract's operation (q from 0 to 1; its column `quantile_` + ⌊100·q⌋). */
@@ -23,6 +23,19 @@ const QUANTILE = statistic<'quantile', { readonly q: number }>({
     'interpolated over the distinct values weighted by their summed coverage, as exactextract computes it.',
   form: { group: 'quantiles', offer: [{ q: 0.25 }, { q: 0.75 }] },
 });
+
+/** A centre of the cells, or of one cell, in the raster's CRS; the context says where cells are. */
+function centreOf(context: ResultContext, id: number, axis: 0 | 1): number | null {
+  if (id < 0) return null;
+  if (context.cellCenter === undefined) throw new TypeError('result: per-cell statistics need context.cellCenter');
+  return finite(context.cellCenter(id)[axis]);
+}
+
+/** exactextract's per-cell operations: lists in its cell order (row by row on the raster's full grid). */
+const PER_CELL = {
+  appliesTo: ['raster'],
+  needs: { cells: true },
+} as const;
 
 /** exactextract's operations, in the catalogue's order. */
 export const EXACTEXTRACT = [
@@ -92,4 +105,56 @@ export const EXACTEXTRACT = [
     form: { group: 'distinct' },
   }),
   QUANTILE,
+  statistic({
+    name: 'values',
+    ...PER_CELL,
+    result: (s) => Array.from(s.cells().values),
+    description: "The value of each counted pixel, in exactextract's cell order (row by row).",
+    form: { group: 'cells' },
+  }),
+  statistic({
+    name: 'coverage',
+    ...PER_CELL,
+    result: (s) => Array.from(s.cells().weights),
+    description: 'The cᵢ of each counted pixel (its covered fraction, or as coverage_weight says), in the same order.',
+    form: { group: 'cells' },
+  }),
+  statistic({
+    name: 'cell_id',
+    ...PER_CELL,
+    result: (s) => Array.from(s.cells().ids),
+    description: "Each counted pixel's 0-based index on the raster's full grid, row by row (row × width + column).",
+    form: { group: 'cells' },
+  }),
+  statistic({
+    name: 'center_x',
+    ...PER_CELL,
+    result: (s, _a, context) => Array.from(s.cells().ids, (id) => centreOf(context, id, 0) as number),
+    description: "Each counted pixel's centre x, in the raster's CRS.",
+    form: { group: 'cells' },
+  }),
+  statistic({
+    name: 'center_y',
+    ...PER_CELL,
+    result: (s, _a, context) => Array.from(s.cells().ids, (id) => centreOf(context, id, 1) as number),
+    description: "Each counted pixel's centre y, in the raster's CRS.",
+    form: { group: 'cells' },
+  }),
+  ...(
+    [
+      ['min_center_x', 'min', 0],
+      ['min_center_y', 'min', 1],
+      ['max_center_x', 'max', 0],
+      ['max_center_y', 'max', 1],
+    ] as const
+  ).map(([name, end, axis]) =>
+    statistic({
+      name,
+      appliesTo: ['raster'],
+      needs: { minMax: true },
+      result: (s, _a, context) => centreOf(context, end === 'min' ? s.minCell : s.maxCell, axis),
+      description: `The ${axis === 0 ? 'x' : 'y'} of the centre of the pixel of the ${end === 'min' ? 'smallest' : 'largest'} value (the first row by row among equals), in the raster's CRS.`,
+      form: { group: 'cells' },
+    }),
+  ),
 ] as const;

@@ -115,6 +115,8 @@ export interface StatNeeds {
   readonly distinct: boolean;
   /** The q of each quantile read (each requested `percentile_<q>`, and 50 for `median`), de-duplicated. */
   readonly percentiles: readonly number[];
+  /** Every counted cell kept with its id: exactextract's per-cell operations. */
+  readonly cells: boolean;
 }
 
 /** The accumulator features `names` need. `count` and `nodata` are always tracked (they cost one add). */
@@ -124,6 +126,7 @@ export function needsOf(names: readonly StatName[]): StatNeeds {
   let minMax = false;
   let values = false;
   let distinct = false;
+  let cells = false;
   const qs = new Set<number>();
   for (const name of names) {
     const stat = resolveStat(name);
@@ -134,7 +137,8 @@ export function needsOf(names: readonly StatName[]): StatNeeds {
     minMax ||= needs.minMax === true;
     values ||= needs.values === true;
     distinct ||= needs.distinct === true;
+    cells ||= needs.cells === true;
     for (const q of needs.quantiles ?? []) qs.add(q);
   }
-  return { moments, spread, minMax, values, distinct, percentiles: [...qs] };
+  return { moments, spread, minMax, values, distinct, percentiles: [...qs], cells };
 }

@@ -247,6 +247,9 @@ export async function openRasterContext(req: RasterQuery, deps: RasterDeps, sour
   });
 }
 
+/** exactextract's statistics that name cells of the full-resolution grid. */
+const CELL_STATS = new Set(['values', 'coverage', 'cell_id', 'center_x', 'center_y', 'min_center_x', 'min_center_y', 'max_center_x', 'max_center_y']);
+
 /** A context from what its opener worked out, the request's own options filled in the same way for both. */
 function contextOf(
   req: RasterQuery,
@@ -258,6 +261,13 @@ function contextOf(
 ): RasterContext {
   const defaults = { coverage_weight: req.coverage_weight, min_coverage_frac: req.min_coverage_frac, default_value: req.default_value };
   const channels = channelsOf(parts.names, (n) => resolveStat(n)?.weighting ?? {}, defaults);
+  const perCell = parts.names.filter((n) => CELL_STATS.has(resolveStat(n)?.declaration.name ?? ''));
+  if (parts.approx && perCell.length > 0) {
+    throw new ZonalError(
+      'validation_failed',
+      `${perCell.map((n) => `'${n}'`).join(', ')} name${perCell.length > 1 ? '' : 's'} cells of the raster's full grid, which approx_stats does not read: ask without approx_stats.`,
+    );
+  }
   const spherical = channels.find((c) => c.weighting.coverage.startsWith('area_spherical'));
   if (spherical && !parts.reader.info.crs.isGeographic) {
     throw new ZonalError(

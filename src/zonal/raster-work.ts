@@ -5,7 +5,7 @@
  * its answer.
  */
 import { ZonalError } from '../errors.ts';
-import { intersectWindows, unionWindows, type PixelWindow } from '../geometry/grid.ts';
+import { intersectWindows, toWorld, unionWindows, type PixelWindow } from '../geometry/grid.ts';
 import type { RasterLevel } from '../raster/reader.ts';
 import { blocksUnder, blockWindow, cellsUnder, type ZonePlan } from '../raster/plan.ts';
 import { admitted, decodedTiles, spanCovers, spanOf } from '../raster/decode.ts';
@@ -74,6 +74,9 @@ function answerZone(ctx: RasterContext, z: Exclude<PlannedZone, { error: unknown
     channels: extra.map((c) => ({ names: c.names, weighted: channelWeighted(c.weighting, fractional) })),
   };
   const { accs, more, dataAreaM2, classAreas, masked } = mergePartials(options, partials);
+  // Cell ids are on the full-resolution grid (per-cell statistics are refused with approx_stats).
+  const grid = (ctx.reader.info.levels[0] as RasterLevel).grid;
+  const context = { cellCenter: (id: number) => toWorld(grid, (id % grid.width) + 0.5, Math.floor(id / grid.width) + 0.5) };
   const statistics: StatsResponse = {};
   ctx.outputs.forEach(({ key, classes }, k) => {
     const acc = accs[k] as (typeof accs)[number];
@@ -81,10 +84,10 @@ function answerZone(ctx: RasterContext, z: Exclude<PlannedZone, { error: unknown
     if (ctx.masked) extra['masked'] = masked[k] ?? 0;
     if (ctx.histogram) extra['histogram'] = histogramOf(ctx.histogram, acc);
     if (ctx.categorical) extra['classes'] = classesOf(acc, classAreas[k] as Map<number, number>, classes);
-    const others = Object.assign({}, ...(more[k] ?? []).map((m) => bandStats(m, z.aoiAreaM2, 0))) as Record<string, unknown>;
+    const others = Object.assign({}, ...(more[k] ?? []).map((m) => bandStats(m, z.aoiAreaM2, 0, { context }))) as Record<string, unknown>;
     delete others['aoi_area'];
     delete others['data_area'];
-    statistics[key] = { ...bandStats(acc, z.aoiAreaM2, z.isArea ? (dataAreaM2[k] ?? 0) : 0), ...others, ...extra };
+    statistics[key] = { ...bandStats(acc, z.aoiAreaM2, z.isArea ? (dataAreaM2[k] ?? 0) : 0, { context }), ...others, ...extra };
   });
   tally.pixels += z.plan.pixels;
   tally.zones += 1;

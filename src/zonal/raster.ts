@@ -61,14 +61,19 @@ function planRasterZone(ctx: RasterContext, aoi: Aoi): Exclude<PlannedZone, { er
     maxApproxPixels: config.maxApproxPixels,
     approxMinPixels: APPROX_MIN_PIXELS,
   });
-  const keepsValues = needsOf(ctx.names).values || keepsAll(ctx);
   const fractional = plan.selection.kind === 'polygon' && plan.selection.rule === 'fractional';
+  // What a zone holds until it is answered, per channel: its kept values (8 bytes, 16 with weights) and its
+  // counted cells (id, value, cᵢ, copied once to be sorted, then a list of each in the answer).
+  const held = ctx.channels.reduce((sum, c, k) => {
+    const needs = needsOf(c.names);
+    return sum + (needs.values || (k === 0 && keepsAll(ctx)) ? (fractional ? 16 : 8) : 0) + (needs.cells ? 80 : 0);
+  }, 0);
   return {
     plan,
     aoiAreaM2,
     isArea: aoi.kind === 'area',
     units: plan.blocks.map((block) => ({ level: plan.level, block })),
-    bytes: 1024 + (keepsValues ? plan.pixels * (fractional ? 16 : 8) : 0),
+    bytes: 1024 + plan.pixels * held,
   };
 }
 

@@ -115,7 +115,15 @@ describe('percentileOf / isStatName / validStatNames', () => {
 
 describe('needsOf', () => {
   it('asks for moments only for mean/sum/std, and the second moment only for std', () => {
-    expect(needsOf(['count', 'min', 'max'])).toEqual({ moments: false, spread: false, minMax: true, values: false, distinct: false, percentiles: [] });
+    expect(needsOf(['count', 'min', 'max'])).toEqual({
+      moments: false,
+      spread: false,
+      minMax: true,
+      values: false,
+      distinct: false,
+      percentiles: [],
+      cells: false,
+    });
     expect(needsOf(['mean'])).toMatchObject({ moments: true, spread: false });
     expect(needsOf(['sum', 'mean'])).toMatchObject({ moments: true, spread: false });
     expect(needsOf(['std'])).toMatchObject({ moments: true, spread: true, values: false });

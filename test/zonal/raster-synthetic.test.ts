@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import proj4 from 'proj4';
+import { parquetReadObjects } from 'hyparquet';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, fixtureUrl } from '../helpers/build-app.ts';
 
@@ -218,6 +219,51 @@ describe('raster endpoint on synthetic rasters (hand-derived values)', () => {
     expect(res.body.detail).toContain('not in longitude/latitude; area_cartesian weighs by the cell');
     const body = await post({ url: fixtureUrl('raster/synthetic/tiny_uint8.tif'), aoi: INNER, coverage_weight: 'area_spherical_km2' });
     expect(body.status).toBe(422);
+  });
+
+  it("exactextract's per-cell output: lists in cell order, cell ids on the full grid, centres in the raster's CRS", async () => {
+    const url = fixtureUrl('raster/synthetic/tiny_uint8.tif');
+    const stats = ['values', 'coverage', 'cell_id', 'center_x', 'center_y', 'min_center_x', 'min_center_y', 'max_center_x', 'max_center_y'];
+    const res = await post({ url, aoi: INNER, stats });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // INNER selects cols 1–3 of rows 1–2 (centre rule): ids row·6 + col, values row·6 + col + 1, centres by formula.
+    const picked = [1, 2].flatMap((r) => [1, 2, 3].map((c) => [c, r] as const));
+    expect(res.body.band_1).toMatchObject({
+      cell_id: picked.map(([c, r]) => r * 6 + c),
+      values: picked.map(([c, r]) => r * 6 + c + 1),
+      coverage: picked.map(() => 1),
+      center_x: picked.map(([c, r]) => centre(c, r)[0]),
+      center_y: picked.map(([c, r]) => centre(c, r)[1]),
+      min_center_x: centre(1, 1)[0],
+      min_center_y: centre(1, 1)[1],
+      max_center_x: centre(3, 2)[0],
+      max_center_y: centre(3, 2)[1],
+    });
+    // Empty: lists empty, centres null.
+    const outside = utmRect(600000, 4999972, 600010, 4999988);
+    expect((await post({ url, aoi: outside, stats })).body.band_1).toMatchObject({ values: [], cell_id: [], min_center_x: null, max_center_y: null });
+    // approx_stats reads an overview, whose cells are not the full grid's: refused.
+    const approx = await post({ url, aoi: INNER, stats: ['values'], approx_stats: true });
+    expect(approx.status).toBe(422);
+    expect(approx.body.detail).toContain("names cells of the raster's full grid, which approx_stats does not read");
+  });
+
+  it('per-cell lists are lists in NDJSON and LIST columns in GeoParquet, zone by zone', async () => {
+    const url = fixtureUrl('raster/synthetic/tiny_uint8.tif');
+    const aoi = { type: 'FeatureCollection', features: [INNER, ALL].map((g, i) => ({ type: 'Feature', id: `z${i}`, properties: {}, geometry: g })) };
+    const body = { url, aoi, stats: ['values', 'cell_id'] };
+    const nd = await app.inject({ method: 'POST', url: '/api/v1/zonal-stats/raster', payload: body, headers: { accept: 'application/x-ndjson' } });
+    const lines = nd.body
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines[0].statistics.band_1.cell_id).toEqual([7, 8, 9, 13, 14, 15]);
+    expect(lines[1].statistics.band_1.values).toHaveLength(23);
+    const pq = await app.inject({ method: 'POST', url: '/api/v1/zonal-stats/raster', payload: body, headers: { accept: 'application/vnd.apache.parquet' } });
+    expect(pq.statusCode).toBe(200);
+    const rows = (await parquetReadObjects({ file: new Uint8Array(pq.rawPayload).buffer })) as Record<string, unknown>[];
+    expect(rows.map((r) => r['band_1_cell_id'])).toEqual([lines[0].statistics.band_1.cell_id, lines[1].statistics.band_1.cell_id]);
+    expect(rows[1]?.['band_1_values']).toEqual(lines[1].statistics.band_1.values);
   });
 
   it('an unknown argument is a 422 that says why', async () => {
