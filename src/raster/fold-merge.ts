@@ -7,12 +7,13 @@ import type { BandPartial } from './fold-types.ts';
 export function mergePartials(
   options: { names: StatName[]; weighted: boolean; bandCount: number; keepValues: boolean; channels?: { names: StatName[]; weighted: boolean }[] },
   partials: readonly BandPartial[][],
-): { accs: StatsAccumulator[]; more: StatsAccumulator[][]; dataAreaM2: number[]; classAreas: Map<number, number>[]; masked: number[] } {
+): { accs: StatsAccumulator[]; more: StatsAccumulator[][]; missing: number[][]; dataAreaM2: number[]; classAreas: Map<number, number>[]; masked: number[] } {
   const accs = Array.from({ length: options.bandCount }, () =>
     createAccumulator({ names: options.names, weighted: options.weighted, keepValues: options.keepValues }),
   );
   // The further channels' accumulators of each band (FoldTask.channels).
   const more = accs.map(() => (options.channels ?? []).map((c) => createAccumulator({ names: c.names, weighted: c.weighted })));
+  const missing = accs.map(() => (options.channels ?? []).map(() => 0));
   const dataAreaM2 = accs.map(() => 0);
   const classAreas = accs.map(() => new Map<number, number>());
   const masked = accs.map(() => 0);
@@ -21,10 +22,11 @@ export function mergePartials(
       masked[b] = (masked[b] as number) + (band.masked ?? 0);
       (accs[b] as StatsAccumulator).merge(restoreAccumulator(band.acc));
       band.more?.forEach((m, k) => (more[b]?.[k] as StatsAccumulator).merge(restoreAccumulator(m)));
+      band.missing?.forEach((n, k) => ((missing[b] as number[])[k] = ((missing[b] as number[])[k] as number) + n));
       dataAreaM2[b] = (dataAreaM2[b] as number) + band.dataAreaM2;
       const into = classAreas[b] as Map<number, number>;
       band.classAreas?.values.forEach((v, k) => into.set(v, (into.get(v) ?? 0) + (band.classAreas?.areas[k] as number)));
     });
   }
-  return { accs, more, dataAreaM2, classAreas, masked };
+  return { accs, more, missing, dataAreaM2, classAreas, masked };
 }

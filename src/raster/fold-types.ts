@@ -77,6 +77,8 @@ export interface FoldTask {
   extras?: { format: BlockFormat; blocks: EncodedBlock[] }[];
   /** A class raster on another grid of the same CRS (a 20 m scene classification under 10 m bands). */
   classes?: ClassSource;
+  /** exactextract's weighting raster, read the same way (each value cell lies in one weights cell); its values × scale + offset. */
+  weights?: ClassSource & { scale: number; offset: number };
   /** Per block: return its newly decoded planes (on SharedArrayBuffers) for the process-wide decoded-tile cache. */
   keep: boolean[];
 }
@@ -125,6 +127,8 @@ export interface BandPartial {
   acc: AccumulatorSnapshot;
   /** The accumulators of FoldTask.channels, in order. */
   more?: AccumulatorSnapshot[];
+  /** Per channel of FoldTask.channels that weighs by `weights`: pixels counted whose weight was undefined (no weight, no default_weight). */
+  missing?: number[];
   dataAreaM2: number;
   /** Summed weight of the pixels the class mask removed. */
   masked?: number;

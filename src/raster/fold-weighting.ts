@@ -32,15 +32,29 @@ export function rowAreas(w: Weighting, grid: Grid, row0: number, rows: number): 
 /**
  * One covered cell (covered fraction `f` > 0; 1 where a centre or all-touched rule selects it) into a channel:
  * left out below min_coverage_frac; a nodata cell (`value` NaN) takes default_value or counts as nodata;
- * cᵢ = f, 1, or f × the cell's area (`area`). `cell`: its id on the level's grid (row × width + column).
+ * cᵢ = f, 1, or f × the cell's area (`area`), times the weighting raster's `weight` (NaN: none there) in a
+ * weighted channel. `cell`: its id on the level's grid (row × width + column). False when a weighted channel
+ * counts the cell without a weight (none, no default_weight, or a negative one): its answers are then undefined.
  */
-export function addCell(acc: StatsAccumulator, w: Weighting, f: number, value: number, area: number, cell: number): void {
-  if (f < w.minFrac) return;
+export function addCell(acc: StatsAccumulator, w: Weighting, f: number, value: number, area: number, cell: number, weight: number): boolean {
+  if (f < w.minFrac) return true;
   const c = w.coverage === 'fraction' ? f : w.coverage === 'none' ? 1 : f * area;
-  if (value !== value) {
-    if (w.defaultValue === null) acc.addNodata(c);
-    else acc.add(w.defaultValue, c, cell);
-    return;
+  let x = value;
+  if (x !== x) {
+    if (w.defaultValue === null) {
+      acc.addNodata(c);
+      return true;
+    }
+    x = w.defaultValue;
   }
-  acc.add(value, c, cell);
+  if (!w.byWeights) {
+    acc.add(x, c, cell);
+    return true;
+  }
+  const wi = weight === weight ? weight : (w.defaultWeight ?? Number.NaN);
+  if (!(wi >= 0)) return false;
+  // A weight of 0 still names its value (weighted_frac lists it at 0, as exactextract): the least weight a
+  // double has, which no sum it joins can tell from 0.
+  acc.add(x, wi === 0 || c * wi === 0 ? Number.MIN_VALUE : c * wi, cell);
+  return true;
 }

@@ -26,28 +26,48 @@ const now = (): number => performance.now();
  * A zone's channels on one window: the main accumulator's weighting (null: the plain rule, every covered cell
  * at its fraction, nodata left out) and the further channels', with their rows' cell areas.
  */
-function channelsFor(task: FoldTask, zone: FoldZone, cw: PixelWindow) {
+/** A zone's accumulators for one band or output: the main one, and one per further channel with its count of unweighed cells. */
+interface ChannelSet {
+  acc: StatsAccumulator;
+  more: StatsAccumulator[] | null;
+  missing: number[];
+}
+
+function channelsFor(task: FoldTask, zone: FoldZone, cw: PixelWindow, weightAt: Lookup | null) {
   const main = task.weighting && !isDefaultWeighting(task.weighting) ? task.weighting : null;
   const extra = task.channels ?? [];
   const grid = task.area.grid;
   const width = task.format.levelWidth;
   const mainAreas = main ? rowAreas(main, grid, cw.row0, cw.height) : null;
   const extraAreas = extra.map((c) => rowAreas(c.weighting, grid, cw.row0, cw.height));
+  const weighs = extra.some((c) => c.weighting.byWeights);
   return {
-    accumulators: (): { acc: StatsAccumulator; more: StatsAccumulator[] | null } => ({
+    accumulators: (): ChannelSet => ({
       acc: createAccumulator({ names: task.names, weighted: main ? channelWeighted(main, zone.weighted) : zone.weighted, keepValues: task.keepValues }),
       more: extra.length === 0 ? null : extra.map((c) => createAccumulator({ names: c.names, weighted: channelWeighted(c.weighting, zone.weighted) })),
+      missing: extra.map(() => 0),
     }),
     /** A cell of row `r` covered `f` (value NaN where nodata) into the main accumulator and every further channel. */
-    add(acc: StatsAccumulator, more: StatsAccumulator[] | null, f: number, value: number, r: number, c: number): void {
+    add(set: ChannelSet, f: number, value: number, r: number, c: number): void {
       const cell = (cw.row0 + r) * width + cw.col0 + c;
+      const { acc, more } = set;
       if (more !== null) {
+        const wi = weighs && weightAt ? weightAt(cw.col0 + c, cw.row0 + r) : Number.NaN;
         for (let k = 0; k < more.length; k++) {
           const areas = extraAreas[k];
-          addCell(more[k] as StatsAccumulator, (extra[k] as { weighting: Weighting }).weighting, f, value, areas ? (areas[r] as number) : 1, cell);
+          const ok = addCell(
+            more[k] as StatsAccumulator,
+            (extra[k] as { weighting: Weighting }).weighting,
+            f,
+            value,
+            areas ? (areas[r] as number) : 1,
+            cell,
+            wi,
+          );
+          if (!ok) set.missing[k] = (set.missing[k] as number) + 1;
         }
       }
-      if (main !== null) addCell(acc, main, f, value, mainAreas ? (mainAreas[r] as number) : 1, cell);
+      if (main !== null) addCell(acc, main, f, value, mainAreas ? (mainAreas[r] as number) : 1, cell, Number.NaN);
       else if (value !== value) acc.addNodata(f);
       else acc.add(value, f, cell);
     },
@@ -55,15 +75,16 @@ function channelsFor(task: FoldTask, zone: FoldZone, cw: PixelWindow) {
 }
 
 /** One zone's pixels of one decoded block into one accumulator per band. */
-function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Coverage): BandPartial[] {
+function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Coverage, weightAt: Lookup | null): BandPartial[] {
   const cw = cov.window;
   const areas = zone.selection.kind === 'point' ? null : pixelAreaRows(task.area, cw);
   const { valid, maskStride } = block;
   const { col0, row0 } = block.window;
   const fill = task.format.fill;
-  const ch = channelsFor(task, zone, cw);
+  const ch = channelsFor(task, zone, cw, weightAt);
   return task.bands.map(({ nodata, nodata64 = null, scale, offset }, b) => {
-    const { acc, more } = ch.accumulators();
+    const set = ch.accumulators();
+    const { acc, more } = set;
     const classes = task.categorical ? new Map<number, number>() : null;
     const samples = block.bands[b];
     const arr = samples?.values ?? undefined;
@@ -91,7 +112,7 @@ function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Cove
           } else raw = arr[i] as number;
         }
         const value = raw !== raw || raw === nodata ? Number.NaN : raw * scale + offset;
-        ch.add(acc, more, w, value, r, c);
+        ch.add(set, w, value, r, c);
         if (value !== value) continue;
         if (areaRow) {
           const a = w * (areaRow[c] as number);
@@ -102,6 +123,7 @@ function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Cove
     }
     const partial: BandPartial = { acc: acc.snapshot(), dataAreaM2: area };
     if (more !== null) partial.more = more.map((m) => m.snapshot());
+    if (set.missing.some((n) => n > 0)) partial.missing = set.missing;
     if (classes) partial.classAreas = { values: [...classes.keys()], areas: [...classes.values()] };
     return partial;
   });
@@ -117,8 +139,9 @@ function foldProgram(
   program: FoldProgram,
   zone: FoldZone,
   rasters: DecodedBlock[],
-  classAt: ((col: number, row: number) => number) | null,
+  classAt: Lookup | null,
   cov: Coverage,
+  weightAt: Lookup | null,
 ): BandPartial[] {
   const cw = cov.window;
   const areas = zone.selection.kind === 'point' ? null : pixelAreaRows(task.area, cw);
@@ -130,7 +153,7 @@ function foldProgram(
   const sources = program.sources ?? task.bands.map((_, b) => ({ raster: 0, band: b }));
   const evaluate = program.expression ? compileExpression(program.expression.text, program.expression.names) : null;
   const outputs = evaluate ? [-1] : program.outputs;
-  const ch = channelsFor(task, zone, cw);
+  const ch = channelsFor(task, zone, cw, weightAt);
   const sets = outputs.map(() => ch.accumulators());
   const classes = outputs.map(() => (task.categorical ? new Map<number, number>() : null));
   const dataArea = outputs.map(() => 0);
@@ -170,8 +193,7 @@ function foldProgram(
         const b = outputs[o] as number;
         const v = evaluate ? (ok.includes(0) ? Number.NaN : evaluate(inputs)) : ok[b] ? (inputs[b] as number) : Number.NaN;
         const value = Number.isFinite(v) ? v : Number.NaN;
-        const set = sets[o] as { acc: StatsAccumulator; more: StatsAccumulator[] | null };
-        ch.add(set.acc, set.more, w, value, r, c);
+        ch.add(sets[o] as ChannelSet, w, value, r, c);
         if (value !== value) continue;
         dataArea[o] = (dataArea[o] as number) + a;
         const cl = classes[o];
@@ -179,9 +201,10 @@ function foldProgram(
       }
     }
   }
-  return sets.map(({ acc, more }, o) => {
+  return sets.map(({ acc, more, missing }, o) => {
     const partial: BandPartial = { acc: acc.snapshot(), dataAreaM2: dataArea[o] as number, masked };
     if (more !== null) partial.more = more.map((m) => m.snapshot());
+    if (missing.some((n) => n > 0)) partial.missing = missing;
     const cl = classes[o];
     if (cl) partial.classAreas = { values: [...cl.keys()], areas: [...cl.values()] };
     return partial;
@@ -196,26 +219,17 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
   const decoded: { key: string; plane: DecodedPlane }[] = [];
   const { levelWidth, levelHeight } = task.format;
   const tw = task.format.codec.tileWidth;
-  // Class blocks decoded on first use, shared by every block of the task.
-  const classBlocks = new Map<number, Promise<DecodedBlock>>();
+  // Class and weights blocks decoded on first use, shared by every block of the task.
   const cs = task.classes;
-  const classEncoded = new Map((cs?.blocks ?? []).map((b, i) => [b.index, { block: b, need: cs?.needs?.[i] }]));
-  const classOf = async (index: number): Promise<DecodedBlock | null> => {
-    const enc = classEncoded.get(index);
-    if (!cs || !enc) return null;
-    let p = classBlocks.get(index);
-    if (!p) {
-      const span = enc.need ? spanOf(enc.need, enc.block.col0, enc.block.row0, cs.format.codec.tileWidth, false) : undefined;
-      classBlocks.set(index, (p = decodeBlock(cs.format, enc.block, false, span, times)));
-      times.planes++;
-    }
-    return p;
-  };
+  const ws = task.weights;
+  const classOf = cs ? lookupBlocks(cs, times) : null;
+  const weightOf = ws ? lookupBlocks(ws, times) : null;
   for (let k = 0; k < task.blocks.length; k++) {
     const encoded = task.blocks[k] as EncodedBlock;
     let block: DecodedBlock | null = null;
     let rasters: DecodedBlock[] = [];
-    let classAt: ((col: number, row: number) => number) | null = null;
+    let classAt: Lookup | null = null;
+    let weightAt: Lookup | null = null;
     const blockWin: PixelWindow = {
       col0: encoded.col0,
       row0: encoded.row0,
@@ -242,7 +256,14 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
           const extras = task.extras ?? [];
           rasters = [block, ...(await Promise.all(extras.map((e) => decodeBlock(e.format, e.blocks[k] as EncodedBlock, false, span, times))))];
           times.planes += encoded.planes.filter((p) => p !== null).length + extras.length;
-          if (cs) classAt = await classLookup(cs, task.area.grid, need ?? block.window, classOf);
+          if (cs && classOf) classAt = await classLookup(cs, task.area.grid, need ?? block.window, classOf.get);
+          if (ws && weightOf) {
+            const raw = await classLookup(ws, task.area.grid, need ?? block.window, weightOf.get);
+            weightAt = (col, row) => {
+              const v = raw(col, row);
+              return v !== v || v === ws.nodata ? Number.NaN : v * ws.scale + ws.offset;
+            };
+          }
         } catch (e) {
           times.total = now() - start;
           return { partials: [], decoded: [], times, failure: e instanceof Error ? e.message : String(e) };
@@ -252,16 +273,37 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
       partials.push({
         zone: z,
         block: k,
-        bands: task.program ? foldProgram(task, task.program, zone, rasters, classAt, cov) : foldZone(task, zone, block, cov),
+        bands: task.program ? foldProgram(task, task.program, zone, rasters, classAt, cov, weightAt) : foldZone(task, zone, block, cov, weightAt),
       });
       times.fold += now() - t1;
     }
     // Every zone of the block is folded: its planes' buffers serve the next blocks.
     for (const r of rasters) recycle(r);
   }
-  for (const c of classBlocks.values()) recycle(await c);
+  for (const c of [...(classOf?.all.values() ?? []), ...(weightOf?.all.values() ?? [])]) recycle(await c);
   times.total = now() - start;
   return { partials, decoded, times };
+}
+
+/** The value of a raster read by nearest neighbour at a pixel (col, row) of the level: NaN outside it. */
+type Lookup = (col: number, row: number) => number;
+
+/** A raster read by nearest neighbour: its blocks decoded on first use (only the part the task needs). */
+function lookupBlocks(src: ClassSource, times: FoldTimes): { get: (index: number) => Promise<DecodedBlock | null>; all: Map<number, Promise<DecodedBlock>> } {
+  const all = new Map<number, Promise<DecodedBlock>>();
+  const encoded = new Map(src.blocks.map((b, i) => [b.index, { block: b, need: src.needs?.[i] }]));
+  const get = async (index: number): Promise<DecodedBlock | null> => {
+    const enc = encoded.get(index);
+    if (!enc) return null;
+    let p = all.get(index);
+    if (!p) {
+      const span = enc.need ? spanOf(enc.need, enc.block.col0, enc.block.row0, src.format.codec.tileWidth, false) : undefined;
+      all.set(index, (p = decodeBlock(src.format, enc.block, false, span, times)));
+      times.planes++;
+    }
+    return p;
+  };
+  return { get, all };
 }
 
 /**

@@ -52,6 +52,25 @@ export const RasterRequestSchema = Type.Object(
         description: "exactextract's default_value: the value of nodata pixels, which then count as values (default: nodata pixels are left out).",
       }),
     ),
+    default_weight: Type.Optional(
+      Type.Number({
+        description:
+          "exactextract's default_weight: the weight of pixels whose weight is nodata or outside the weights raster (default: their zone's weighted statistics are null).",
+      }),
+    ),
+    weights: Type.Optional(
+      Type.Object(
+        {
+          url: UrlSchema,
+          band: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: 'Its band (1-based); default 1.' })),
+        },
+        {
+          additionalProperties: false,
+          description:
+            "exactextract's weighting raster wᵢ for the weighted_* statistics (weighted_mean = Σxᵢcᵢwᵢ / Σcᵢwᵢ …): same CRS, cells the size of the value raster's or a whole multiple, their edges on the value raster's cell edges.",
+        },
+      ),
+    ),
     expression: Type.Optional(
       Type.String({
         minLength: 1,

@@ -107,6 +107,7 @@ export const FORM_GROUPS = [
   { id: 'summary', label: 'Summary' },
   { id: 'quantiles', label: 'Quantiles' },
   { id: 'distinct', label: 'Distinct values' },
+  { id: 'weighted', label: 'Weighted (with weights)' },
   { id: 'cells', label: 'Per pixel' },
 ] as const;
 type FormGroup = (typeof FORM_GROUPS)[number]['id'];
@@ -132,6 +133,8 @@ export interface StatDeclaration<A extends Args = Args> {
    * required; the answer's key is `key(args)` (exactextract's column name).
    */
   readonly call?: { readonly key: (args: A) => string };
+  /** An exactextract weighted_* operation: read from a channel whose cᵢ are multiplied by the weighting raster's wᵢ. */
+  readonly byWeights?: boolean;
   readonly appliesTo: readonly SourceKind[];
   readonly needs: Needs | ((args: A) => Needs);
   /** The answer, never NaN or ±Infinity (null instead; see `finite`). */

@@ -2,7 +2,7 @@
  * exactextract's operations (python/doc/operations.rst), under its names and formulas, as declarations of the
  * catalogue. Pure: the page bundles it.
  */
-import { MAX_DISTINCT_TEXT, NUMBER, TIE_REL, finite, statistic, type ResultContext } from './declaration.ts';
+import { MAX_DISTINCT_TEXT, NUMBER, TIE_REL, finite, statistic, type ResultContext, type StatState } from './declaration.ts';
 import { weightedQuantile } from './weighted-quantile.ts';
 
 /** `quantile(q=…)`, exactextract's operation (q from 0 to 1; its column `quantile_` + ⌊100·q⌋). */
@@ -36,6 +36,14 @@ const PER_CELL = {
   appliesTo: ['raster'],
   needs: { cells: true },
 } as const;
+
+/** Nothing weighs: no pixel, or every weight 0 (exactextract's 0 / 0: NaN). */
+function weightless(s: StatState): boolean {
+  return s.empty || !(s.weight > 1e-300);
+}
+
+/** weighted_*: the statistic read from a channel whose cᵢ are multiplied by the weighting raster's wᵢ. */
+const BY_WEIGHTS = { appliesTo: ['raster'], byWeights: true, form: { group: 'weighted' } } as const;
 
 /** exactextract's operations, in the catalogue's order. */
 export const EXACTEXTRACT = [
@@ -105,6 +113,47 @@ export const EXACTEXTRACT = [
     form: { group: 'distinct' },
   }),
   QUANTILE,
+  statistic({
+    name: 'weighted_mean',
+    ...BY_WEIGHTS,
+    needs: { moments: true },
+    result: (s) => (weightless(s) ? null : finite(s.sum / s.weight)),
+    description: 'Σxᵢcᵢwᵢ / Σcᵢwᵢ, wᵢ from `weights` (null where a counted pixel has no weight and no default_weight).',
+  }),
+  statistic({
+    name: 'weighted_sum',
+    ...BY_WEIGHTS,
+    needs: { moments: true },
+    result: (s) => (s.empty ? null : finite(s.sum)),
+    description: 'Σxᵢcᵢwᵢ, wᵢ from `weights`.',
+  }),
+  statistic({
+    name: 'weighted_stdev',
+    ...BY_WEIGHTS,
+    needs: { moments: true, spread: true },
+    result: (s) => (weightless(s) ? null : finite(Math.sqrt(Math.max(s.m2, 0) / s.weight))),
+    description: 'stdev with cᵢwᵢ for cᵢ.',
+  }),
+  statistic({
+    name: 'weighted_variance',
+    ...BY_WEIGHTS,
+    needs: { moments: true, spread: true },
+    result: (s) => (weightless(s) ? null : finite(Math.max(s.m2, 0) / s.weight)),
+    description: 'variance with cᵢwᵢ for cᵢ.',
+  }),
+  statistic({
+    name: 'weighted_frac',
+    ...BY_WEIGHTS,
+    needs: { values: true, distinct: true },
+    result: (s) => {
+      const out: Record<string, number> = {};
+      if (weightless(s)) return s.empty ? out : null;
+      // A value whose pixels all weigh 0 carries the least double (fold-weighting.ts): its share is 0.
+      s.walk((v, w) => (out[String(v + 0)] = w < 1e-300 ? 0 : w / s.weight));
+      return out;
+    },
+    description: `Object from each distinct value to Σcᵢwᵢ of the value / Σcᵢwᵢ (at most ${MAX_DISTINCT_TEXT} values).`,
+  }),
   statistic({
     name: 'values',
     ...PER_CELL,

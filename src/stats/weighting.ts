@@ -15,18 +15,23 @@ export interface Weighting {
   readonly minFrac: number;
   /** The value of a nodata cell instead of leaving it out (null: left out, counted as nodata). */
   readonly defaultValue: number | null;
+  /** cᵢ is multiplied by the weighting raster's value wᵢ (exactextract's weighted_* operations). */
+  readonly byWeights: boolean;
+  /** With byWeights: the weight of a cell whose weight is nodata (null: the channel's answers are undefined). */
+  readonly defaultWeight: number | null;
 }
 
-export const DEFAULT_WEIGHTING: Weighting = { coverage: 'fraction', minFrac: 0, defaultValue: null };
+export const DEFAULT_WEIGHTING: Weighting = { coverage: 'fraction', minFrac: 0, defaultValue: null, byWeights: false, defaultWeight: null };
 
 /** The arguments as a request or an operation spells them. */
 export interface WeightingArgs {
   readonly coverage_weight?: CoverageWeight;
   readonly min_coverage_frac?: number;
   readonly default_value?: number;
+  readonly default_weight?: number;
 }
 
-export const WEIGHTING_ARG_NAMES = ['coverage_weight', 'min_coverage_frac', 'default_value'] as const;
+export const WEIGHTING_ARG_NAMES = ['coverage_weight', 'min_coverage_frac', 'default_value', 'default_weight'] as const;
 
 /** An argument's value as written in an operation, or why it is not one. */
 export function weightingArg(name: (typeof WEIGHTING_ARG_NAMES)[number], text: string): number | string | { why: string } {
@@ -35,20 +40,23 @@ export function weightingArg(name: (typeof WEIGHTING_ARG_NAMES)[number], text: s
   }
   const value = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/.test(text) ? Number(text) : Number.NaN;
   if (name === 'min_coverage_frac') return value >= 0 && value <= 1 ? value : { why: 'min_coverage_frac must be a number from 0 to 1' };
-  return Number.isFinite(value) ? value : { why: 'default_value must be a finite number' };
+  return Number.isFinite(value) ? value : { why: `${name} must be a finite number` };
 }
 
-/** The effective weighting of arguments over defaults. */
-export function weightingOf(args: WeightingArgs, defaults: WeightingArgs = {}): Weighting {
+/** The effective weighting of arguments over defaults; `byWeights` for a weighted_* operation. */
+export function weightingOf(args: WeightingArgs, defaults: WeightingArgs = {}, byWeights = false): Weighting {
   return {
     coverage: args.coverage_weight ?? defaults.coverage_weight ?? DEFAULT_WEIGHTING.coverage,
     minFrac: args.min_coverage_frac ?? defaults.min_coverage_frac ?? DEFAULT_WEIGHTING.minFrac,
     defaultValue: args.default_value ?? defaults.default_value ?? DEFAULT_WEIGHTING.defaultValue,
+    byWeights,
+    // Only a weighted channel reads it: the others are not split by it.
+    defaultWeight: byWeights ? (args.default_weight ?? defaults.default_weight ?? null) : null,
   };
 }
 
 export function isDefaultWeighting(w: Weighting): boolean {
-  return w.coverage === 'fraction' && w.minFrac === 0 && w.defaultValue === null;
+  return w.coverage === 'fraction' && w.minFrac === 0 && w.defaultValue === null && !w.byWeights;
 }
 
 /**
@@ -56,6 +64,7 @@ export function isDefaultWeighting(w: Weighting): boolean {
  * areas always; `none`, and fractions of cells a centre or all-touched rule selects, count cells.
  */
 export function channelWeighted(w: Weighting, fractionalZone: boolean): boolean {
+  if (w.byWeights) return true;
   if (w.coverage === 'none') return false;
   return w.coverage === 'fraction' ? fractionalZone : true;
 }
@@ -63,13 +72,14 @@ export function channelWeighted(w: Weighting, fractionalZone: boolean): boolean 
 /** Groups names by effective weighting; the first channel has the defaults (and holds every name that keeps them). */
 export function channelsOf<N extends string>(
   names: readonly N[],
-  argsOf: (name: N) => WeightingArgs,
+  argsOf: (name: N) => WeightingArgs & { byWeights?: boolean },
   defaults: WeightingArgs,
 ): { weighting: Weighting; names: N[] }[] {
   const main = { weighting: weightingOf({}, defaults), names: [] as N[] };
   const byKey = new Map<string, { weighting: Weighting; names: N[] }>([[JSON.stringify(main.weighting), main]]);
   for (const name of names) {
-    const weighting = weightingOf(argsOf(name), defaults);
+    const args = argsOf(name);
+    const weighting = weightingOf(args, defaults, args.byWeights === true);
     const key = JSON.stringify(weighting);
     let channel = byKey.get(key);
     if (channel === undefined) byKey.set(key, (channel = { weighting, names: [] }));

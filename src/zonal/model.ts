@@ -57,6 +57,9 @@ interface RasterOptions {
   coverage_weight?: CoverageWeight;
   min_coverage_frac?: number;
   default_value?: number;
+  default_weight?: number;
+  /** exactextract's weighting raster (weighted_* statistics). */
+  weights?: { url: string; band?: number };
   expression?: string;
   mask?: { band?: number; asset?: string; include?: number[]; exclude?: number[] };
   histogram?: { bins: number | number[]; range?: [number, number] };

@@ -23,6 +23,7 @@ import type { Needs } from './engine.ts';
 import type { Slots } from './slots.ts';
 import type { ZonePlan } from '../raster/plan.ts';
 import type { RasterQuery } from './model.ts';
+import { openWeights, type WeightSource } from './raster-weights.ts';
 
 /** A zone ready to read; `share` names a plan that other rasters of the same grid reuse (and their workers its coverage). */
 export type PlannedZone =
@@ -86,6 +87,8 @@ export interface RasterContext {
   readonly extras: { reader: RasterReader; level: RasterLevel; bands: FoldBand[] }[];
   /** The class raster of a mask from another raster, read by nearest neighbour. */
   readonly classSource: { reader: RasterReader; level: RasterLevel; nodata: number | null } | null;
+  /** The weighting raster of weighted_* statistics (raster-weights.ts). */
+  readonly weightSource?: WeightSource;
 }
 /** The request's histogram, checked in the user's words (the schema checks the types). */
 function parseHistogram(h: RasterQuery['histogram']): HistogramSpec | null {
@@ -205,6 +208,12 @@ function checkMulti(req: RasterQuery, sources: RasterSources): void {
 
 /** Opens the raster once for every zone of a request; the request's own problems (source, bands) throw. */
 export async function openRasterContext(req: RasterQuery, deps: RasterDeps, sources?: RasterSources): Promise<RasterContext> {
+  const ctx = await openOne(req, deps, sources);
+  const weightSource = await openWeights(ctx, req, deps);
+  return weightSource ? { ...ctx, weightSource } : ctx;
+}
+
+async function openOne(req: RasterQuery, deps: RasterDeps, sources?: RasterSources): Promise<RasterContext> {
   if (sources?.inputs || sources?.classes) return openMultiContext(req, deps, sources);
   const names = parseStatNames(req.stats ?? DEFAULT_STATS, 'raster');
   checkProgram(req);
@@ -259,8 +268,13 @@ function contextOf(
     ...parts
   }: Pick<RasterContext, 'reader' | 'bands' | 'foldBands' | 'names' | 'approx' | 'program' | 'extras' | 'classSource'> & { answered: readonly number[] },
 ): RasterContext {
-  const defaults = { coverage_weight: req.coverage_weight, min_coverage_frac: req.min_coverage_frac, default_value: req.default_value };
-  const channels = channelsOf(parts.names, (n) => resolveStat(n)?.weighting ?? {}, defaults);
+  const defaults = {
+    coverage_weight: req.coverage_weight,
+    min_coverage_frac: req.min_coverage_frac,
+    default_value: req.default_value,
+    default_weight: req.default_weight,
+  };
+  const channels = channelsOf(parts.names, (n) => ({ ...resolveStat(n)?.weighting, byWeights: resolveStat(n)?.declaration.byWeights }), defaults);
   const perCell = parts.names.filter((n) => CELL_STATS.has(resolveStat(n)?.declaration.name ?? ''));
   if (parts.approx && perCell.length > 0) {
     throw new ZonalError(

@@ -6,7 +6,9 @@
  */
 import { ZonalError } from '../errors.ts';
 import { intersectWindows, toWorld, unionWindows, type PixelWindow } from '../geometry/grid.ts';
-import type { RasterLevel } from '../raster/reader.ts';
+import type { RasterLevel, RasterReader } from '../raster/reader.ts';
+import type { EncodedBlock } from '../raster/decode.ts';
+import type { ClassSource } from '../raster/fold-types.ts';
 import { blocksUnder, blockWindow, cellsUnder, type ZonePlan } from '../raster/plan.ts';
 import { admitted, decodedTiles, spanCovers, spanOf } from '../raster/decode.ts';
 import { mergePartials, type FoldPartial, type FoldResult, type FoldTask, type FoldZone } from '../raster/fold.ts';
@@ -73,7 +75,7 @@ function answerZone(ctx: RasterContext, z: Exclude<PlannedZone, { error: unknown
     keepValues: keepsAll(ctx),
     channels: extra.map((c) => ({ names: c.names, weighted: channelWeighted(c.weighting, fractional) })),
   };
-  const { accs, more, dataAreaM2, classAreas, masked } = mergePartials(options, partials);
+  const { accs, more, missing, dataAreaM2, classAreas, masked } = mergePartials(options, partials);
   // Cell ids are on the full-resolution grid (per-cell statistics are refused with approx_stats).
   const grid = (ctx.reader.info.levels[0] as RasterLevel).grid;
   const context = { cellCenter: (id: number) => toWorld(grid, (id % grid.width) + 0.5, Math.floor(id / grid.width) + 0.5) };
@@ -84,7 +86,12 @@ function answerZone(ctx: RasterContext, z: Exclude<PlannedZone, { error: unknown
     if (ctx.masked) extra['masked'] = masked[k] ?? 0;
     if (ctx.histogram) extra['histogram'] = histogramOf(ctx.histogram, acc);
     if (ctx.categorical) extra['classes'] = classesOf(acc, classAreas[k] as Map<number, number>, classes);
-    const others = Object.assign({}, ...(more[k] ?? []).map((m) => bandStats(m, z.aoiAreaM2, 0, { context }))) as Record<string, unknown>;
+    // A weighted channel that counted a pixel without a weight answers null (exactextract: NaN).
+    const channel = (m: (typeof more)[number][number], c: number) => {
+      const stats = bandStats(m, z.aoiAreaM2, 0, { context }) as Record<string, unknown>;
+      return (missing[k]?.[c] ?? 0) > 0 ? Object.fromEntries(Object.keys(stats).map((key) => [key, null])) : stats;
+    };
+    const others = Object.assign({}, ...(more[k] ?? []).map(channel)) as Record<string, unknown>;
     delete others['aoi_area'];
     delete others['data_area'];
     statistics[key] = { ...bandStats(acc, z.aoiAreaM2, z.isArea ? (dataAreaM2[k] ?? 0) : 0, { context }), ...others, ...extra };
@@ -121,19 +128,42 @@ function taskNeeds(ctx: RasterContext, zones: readonly PlannedZone[], level: Ras
       }, null) ?? bw
     );
   });
-  const classNeeds = new Map<number, PixelWindow>();
-  const cs = ctx.classSource;
-  if (cs) {
-    for (const need of needs) {
-      const cells = cellsUnder(level.grid, need, cs.level.grid);
-      if (!cells) continue;
-      for (const b of blocksUnder(level.grid, need, cs.level)) {
-        const part = intersectWindows(blockWindow(cs.level, b), cells);
-        if (part) classNeeds.set(b, unionWindows(classNeeds.get(b) ?? null, part));
-      }
+  return { needs, classNeeds: lookupNeeds(ctx.classSource?.level, level, needs), weightNeeds: lookupNeeds(ctx.weightSource?.level, level, needs) };
+}
+
+/** The blocks of a raster read by nearest neighbour (a class raster, a weights raster) under the needed windows, and the part of each. */
+function lookupNeeds(other: RasterLevel | undefined, level: RasterLevel, needs: readonly PixelWindow[]): Map<number, PixelWindow> {
+  const out = new Map<number, PixelWindow>();
+  if (!other) return out;
+  for (const need of needs) {
+    const cells = cellsUnder(level.grid, need, other.grid);
+    if (!cells) continue;
+    for (const b of blocksUnder(level.grid, need, other)) {
+      const part = intersectWindows(blockWindow(other, b), cells);
+      if (part) out.set(b, unionWindows(out.get(b) ?? null, part));
     }
   }
-  return { needs, classNeeds };
+  return out;
+}
+
+/** A raster read by nearest neighbour, as a fold task carries it: its grid, tiling, blocks and the parts of them needed. */
+function lookupSource(
+  src: { reader: RasterReader; level: RasterLevel; nodata: number | null },
+  band: number,
+  blocks: EncodedBlock[],
+  needs: Map<number, PixelWindow>,
+): ClassSource {
+  const { level } = src;
+  return {
+    format: src.reader.blockFormat(level, [band]),
+    grid: level.grid,
+    blockWidth: level.blockWidth,
+    blockHeight: level.blockHeight,
+    across: Math.ceil(level.grid.width / level.blockWidth),
+    blocks,
+    needs: blocks.map((b) => needs.get(b.index) as PixelWindow),
+    nodata: src.nodata,
+  };
 }
 
 /**
@@ -142,7 +172,14 @@ function taskNeeds(ctx: RasterContext, zones: readonly PlannedZone[], level: Ras
  * it, a block the second time one asks for it (a request over many zones decodes each block once, and
  * would push out the hot ones).
  */
-async function readTask(ctx: RasterContext, single: boolean, level: RasterLevel, ids: readonly number[], needs: readonly PixelWindow[], classIds: number[]) {
+async function readTask(
+  ctx: RasterContext,
+  single: boolean,
+  level: RasterLevel,
+  ids: readonly number[],
+  needs: readonly PixelWindow[],
+  lookups: { classIds: number[]; weightIds: number[] },
+) {
   const { deps } = ctx;
   const cacheBytes = deps.config.tileCacheBytes;
   const keep = ids.map(() => false);
@@ -154,16 +191,18 @@ async function readTask(ctx: RasterContext, single: boolean, level: RasterLevel,
     return undefined;
   };
   const cs = ctx.classSource;
+  const ws = ctx.weightSource;
   const fetchStart = performance.now();
-  const [blocks, extras, classBlocks] = await Promise.all([
+  const [blocks, extras, classBlocks, weightBlocks] = await Promise.all([
     ctx.reader.readBlocks(level, ids, ctx.bands, deps.signal, cacheBytes > 0 ? fromCache : undefined),
     // Other rasters of the same grid and tiling: the same blocks; a class raster: the blocks under them.
     Promise.all(
       ctx.extras.map(async (e) => ({ format: e.reader.blockFormat(e.level, [1]), blocks: await e.reader.readBlocks(e.level, ids, [1], deps.signal) })),
     ),
-    cs ? cs.reader.readBlocks(cs.level, classIds, [1], deps.signal) : Promise.resolve([]),
+    cs ? cs.reader.readBlocks(cs.level, lookups.classIds, [1], deps.signal) : Promise.resolve([]),
+    ws ? ws.reader.readBlocks(ws.level, lookups.weightIds, [ws.band], deps.signal) : Promise.resolve([]),
   ]);
-  return { blocks, extras, classBlocks, keep, fetchMs: performance.now() - fetchStart };
+  return { blocks, extras, classBlocks, weightBlocks, keep, fetchMs: performance.now() - fetchStart };
 }
 
 /** Reads a task of blocks and folds, in a worker, the zones that need them: their partials by zone and block. */
@@ -188,11 +227,12 @@ async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], task: 
       return k;
     }),
   );
-  const { needs, classNeeds } = taskNeeds(ctx, zones, level, task);
-  const classIds = [...classNeeds.keys()].sort((a, b) => a - b);
+  const { needs, classNeeds, weightNeeds } = taskNeeds(ctx, zones, level, task);
+  const sorted = (m: Map<number, PixelWindow>): number[] => [...m.keys()].sort((a, b) => a - b);
   const ids = task.map((u) => u.key.block);
-  const read = await readTask(ctx, zones.length === 1, level, ids, needs, classIds);
+  const read = await readTask(ctx, zones.length === 1, level, ids, needs, { classIds: sorted(classNeeds), weightIds: sorted(weightNeeds) });
   const cs = ctx.classSource;
+  const ws = ctx.weightSource;
   const { info } = reader;
   const fold: FoldTask = {
     format,
@@ -207,20 +247,8 @@ async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], task: 
     categorical: ctx.categorical,
     program: ctx.program,
     extras: read.extras,
-    ...(cs
-      ? {
-          classes: {
-            format: cs.reader.blockFormat(cs.level, [1]),
-            grid: cs.level.grid,
-            blockWidth: cs.level.blockWidth,
-            blockHeight: cs.level.blockHeight,
-            across: Math.ceil(cs.level.grid.width / cs.level.blockWidth),
-            blocks: read.classBlocks,
-            needs: classIds.map((b) => classNeeds.get(b) as PixelWindow),
-            nodata: cs.nodata,
-          },
-        }
-      : {}),
+    ...(cs ? { classes: lookupSource(cs, 1, read.classBlocks, classNeeds) } : {}),
+    ...(ws ? { weights: { ...lookupSource(ws, ws.band, read.weightBlocks, weightNeeds), scale: ws.scale, offset: ws.offset } } : {}),
     keep: read.keep,
   };
   const result = await foldInWorker(ctx, fold, read.fetchMs);

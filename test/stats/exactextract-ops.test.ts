@@ -122,9 +122,15 @@ describe("exactextract's spelling", () => {
     ['quantile()', "'quantile' needs q: quantile(q=…) (q from 0 to 1)"],
     ['quantile(q=2)', "'quantile(q=2)': q must be a number from 0 to 1"],
     ['quantile(q=x)', "'quantile(q=x)': q must be a number from 0 to 1"],
-    ['quantile(q=0.5,foo=1)', "'quantile(q=0.5,foo=1)': quantile has no argument 'foo' (its arguments: q, coverage_weight, min_coverage_frac, default_value)"],
-    ['quantile(0.5)', "'quantile(0.5)': an argument is written name=value (quantile's arguments: q, coverage_weight, min_coverage_frac, default_value)"],
-    ['mean(q=0.5)', "'mean(q=0.5)': mean has no argument 'q' (its arguments: coverage_weight, min_coverage_frac, default_value)"],
+    [
+      'quantile(q=0.5,foo=1)',
+      "'quantile(q=0.5,foo=1)': quantile has no argument 'foo' (its arguments: q, coverage_weight, min_coverage_frac, default_value, default_weight)",
+    ],
+    [
+      'quantile(0.5)',
+      "'quantile(0.5)': an argument is written name=value (quantile's arguments: q, coverage_weight, min_coverage_frac, default_value, default_weight)",
+    ],
+    ['mean(q=0.5)', "'mean(q=0.5)': mean has no argument 'q' (its arguments: coverage_weight, min_coverage_frac, default_value, default_weight)"],
     ['avg(q=1)', "unknown statistic 'avg' in 'avg(q=1)'"],
   ])('%s is refused, saying why', (name, why) => {
     const e = errorOf(() => parseStatNames(['mean', name], 'raster'));

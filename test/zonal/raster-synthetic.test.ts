@@ -266,11 +266,62 @@ describe('raster endpoint on synthetic rasters (hand-derived values)', () => {
     expect(rows[1]?.['band_1_values']).toEqual(lines[1].statistics.band_1.values);
   });
 
+  it('weights: a weighting raster of 20 m cells on the tiny grid (each over 2 × 2 of its pixels), by hand', async () => {
+    const url = fixtureUrl('raster/synthetic/tiny_uint8.tif');
+    const weights = { url: fixtureUrl('raster/synthetic/tiny_weights_20m.tif') };
+    const v = (c: number, r: number) => r * 6 + c + 1;
+    // w = 10·R + C + 1 of the 20 m cell (C, R) = (⌊c/2⌋, ⌊r/2⌋); nodata at (2, 1), i.e. pixels c 4–5, r 2–3.
+    const w = (c: number, r: number) => (Math.floor(c / 2) === 2 && Math.floor(r / 2) === 1 ? Number.NaN : 10 * Math.floor(r / 2) + Math.floor(c / 2) + 1);
+    const inner = [1, 2].flatMap((r) => [1, 2, 3].map((c) => [c, r] as const));
+    const sumW = sum(inner.map(([c, r]) => w(c, r)));
+    const sumXW = sum(inner.map(([c, r]) => v(c, r) * w(c, r)));
+    const stats = ['weighted_mean', 'weighted_sum', 'weighted_frac', 'mean', 'count'];
+    const res = await post({ url, aoi: INNER, stats, weights });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.band_1.weighted_sum).toBe(sumXW);
+    expect(res.body.band_1.weighted_mean).toBeCloseTo(sumXW / sumW, 12);
+    expect(res.body.band_1.weighted_frac).toEqual(Object.fromEntries(inner.map(([c, r]) => [String(v(c, r)), w(c, r) / sumW])));
+    // The unweighted statistics are what they are without weights.
+    expect(res.body.band_1).toMatchObject({ count: 6, mean: sum(inner.map(([c, r]) => v(c, r))) / 6 });
+    // ALL reaches pixels whose weight is nodata: the weighted answers are null (exactextract: NaN) ...
+    const all = await post({ url, aoi: ALL, stats: ['weighted_mean', 'weighted_sum', 'count'], weights });
+    expect(all.body.band_1).toMatchObject({ weighted_mean: null, weighted_sum: null, count: 23 });
+    // ... unless default_weight gives them one (pixel (5, 3) is nodata: not counted).
+    const cells = [0, 1, 2, 3].flatMap((r) => [0, 1, 2, 3, 4, 5].map((c) => [c, r] as const)).filter(([c, r]) => !(c === 5 && r === 3));
+    const wd = (c: number, r: number) => (Number.isNaN(w(c, r)) ? 0.5 : w(c, r));
+    const dw = await post({ url, aoi: ALL, stats: ['weighted_sum', 'weighted_mean(default_weight=2)'], weights, default_weight: 0.5 });
+    expect(dw.body.band_1.weighted_sum).toBe(sum(cells.map(([c, r]) => v(c, r) * wd(c, r))));
+    const wd2 = (c: number, r: number) => (Number.isNaN(w(c, r)) ? 2 : w(c, r));
+    expect(dw.body.band_1.weighted_mean).toBeCloseTo(sum(cells.map(([c, r]) => v(c, r) * wd2(c, r))) / sum(cells.map(([c, r]) => wd2(c, r))), 12);
+  });
+
+  it.each([
+    ['no weights', {}, 'weighs each pixel by a weighting raster: give "weights"'],
+    [
+      'weights whose cell edges are 5 m off',
+      { weights: { url: fixtureUrl('raster/synthetic/tiny_weights_shifted.tif') } },
+      "the cell edges of one do not fall on the other's",
+    ],
+    [
+      'weights finer than the values',
+      { weights: { url: fixtureUrl('raster/synthetic/tiny_weights_5m.tif') } },
+      'weights finer than the values are not supported yet',
+    ],
+    ['a band the weights raster lacks', { weights: { url: fixtureUrl('raster/synthetic/tiny_weights_20m.tif'), band: 2 } }, 'The weights raster has no band 2'],
+    ['weights in another CRS', { weights: { url: fixtureUrl('raster/elev.cog.tif') } }, 'not in the CRS of the value raster'],
+  ])('weighted statistics with %s: a 422 that says why', async (_what, extra, why) => {
+    const res = await post({ url: fixtureUrl('raster/synthetic/tiny_uint8.tif'), aoi: INNER, stats: ['weighted_mean'], ...extra });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toContain(why);
+  });
+
   it('an unknown argument is a 422 that says why', async () => {
     const res = await post({ url: fixtureUrl('raster/synthetic/tiny_uint8.tif'), aoi: INNER, stats: ['quantile(p=0.5)'] });
     expect(res.status).toBe(422);
     expect(res.body.code).toBe('unknown_stat');
-    expect(res.body.detail).toContain("'quantile(p=0.5)': quantile has no argument 'p' (its arguments: q, coverage_weight, min_coverage_frac, default_value).");
+    expect(res.body.detail).toContain(
+      "'quantile(p=0.5)': quantile has no argument 'p' (its arguments: q, coverage_weight, min_coverage_frac, default_value, default_weight).",
+    );
   });
 
   it('NaN pixels are invalid even without a declared nodata', async () => {
