@@ -61,13 +61,16 @@ export const RasterRequestSchema = Type.Object(
     weights: Type.Optional(
       Type.Object(
         {
-          url: UrlSchema,
+          url: Type.Optional(UrlSchema),
+          asset: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 256, description: 'On the STAC endpoints: the asset of each Item that holds the weights.' }),
+          ),
           band: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: 'Its band (1-based); default 1.' })),
         },
         {
           additionalProperties: false,
           description:
-            "exactextract's weighting raster wᵢ for the weighted_* statistics (weighted_mean = Σxᵢcᵢwᵢ / Σcᵢwᵢ …): same CRS, cells the size of the value raster's or a whole multiple, their edges on the value raster's cell edges.",
+            "exactextract's weighting raster wᵢ for the weighted_* statistics (weighted_mean = Σxᵢcᵢwᵢ / Σcᵢwᵢ …), by `url` (or, on the STAC endpoints, the Item's `asset`): same CRS, cells the size of the value raster's or a whole multiple, their edges on the value raster's cell edges.",
         },
       ),
     ),

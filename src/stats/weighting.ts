@@ -5,7 +5,7 @@
  * channel. Pure and import-free: the web page bundles it.
  */
 
-export const COVERAGE_WEIGHTS = ['fraction', 'none', 'area_cartesian', 'area_spherical_m2', 'area_spherical_km2'] as const;
+const COVERAGE_WEIGHTS = ['fraction', 'none', 'area_cartesian', 'area_spherical_m2', 'area_spherical_km2'] as const;
 export type CoverageWeight = (typeof COVERAGE_WEIGHTS)[number];
 
 export interface Weighting {
@@ -21,7 +21,7 @@ export interface Weighting {
   readonly defaultWeight: number | null;
 }
 
-export const DEFAULT_WEIGHTING: Weighting = { coverage: 'fraction', minFrac: 0, defaultValue: null, byWeights: false, defaultWeight: null };
+const DEFAULT_WEIGHTING: Weighting = { coverage: 'fraction', minFrac: 0, defaultValue: null, byWeights: false, defaultWeight: null };
 
 /** The arguments as a request or an operation spells them. */
 export interface WeightingArgs {
@@ -44,7 +44,7 @@ export function weightingArg(name: (typeof WEIGHTING_ARG_NAMES)[number], text: s
 }
 
 /** The effective weighting of arguments over defaults; `byWeights` for a weighted_* operation. */
-export function weightingOf(args: WeightingArgs, defaults: WeightingArgs = {}, byWeights = false): Weighting {
+function weightingOf(args: WeightingArgs, defaults: WeightingArgs = {}, byWeights = false): Weighting {
   return {
     coverage: args.coverage_weight ?? defaults.coverage_weight ?? DEFAULT_WEIGHTING.coverage,
     minFrac: args.min_coverage_frac ?? defaults.min_coverage_frac ?? DEFAULT_WEIGHTING.minFrac,

@@ -59,7 +59,7 @@ interface RasterOptions {
   default_value?: number;
   default_weight?: number;
   /** exactextract's weighting raster (weighted_* statistics). */
-  weights?: { url: string; band?: number };
+  weights?: { url?: string; asset?: string; band?: number };
   expression?: string;
   mask?: { band?: number; asset?: string; include?: number[]; exclude?: number[] };
   histogram?: { bins: number | number[]; range?: [number, number] };

@@ -73,6 +73,11 @@ export async function openWeights(
     );
   }
   if (ctx.approx) throw new ZonalError('validation_failed', 'approx_stats reads an overview, which weights cannot be laid on: drop it.');
+  if (req.weights.url === undefined) {
+    const why =
+      req.weights.asset === undefined ? 'names its raster by "url"' : 'names an "asset" on the STAC endpoints only; here it names its raster by "url"';
+    throw new ZonalError('validation_failed', `"weights" ${why}.`, { errors: [{ path: '/weights', message: 'needs a url' }] });
+  }
   const reader = await openRaster(await deps.openSource(req.weights.url), deps.signal);
   const band = req.weights.band ?? 1;
   if (band > reader.info.bandCount) {

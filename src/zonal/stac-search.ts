@@ -16,6 +16,7 @@ import { parseInstant, pickItems } from '../stac/time.ts';
 import { expressionInputs } from '../stats/expression.ts';
 import { rasterZones, type PlanCache, type RasterDeps } from './raster.ts';
 import type { RasterInput, RasterSources } from './raster-context.ts';
+import { tiffHref } from './stac.ts';
 import { answerZones, type Planned, type Work } from './engine.ts';
 import { Slots } from './slots.ts';
 import { parseZones, zoneError } from './zones.ts';
@@ -148,8 +149,10 @@ function searchWork(
         const { primary, sources } = itemSources(q, asset, found);
         const options = { sources, keys: members.map(String), aois: members.map((m) => aois[m] as Aoi) };
         const itemDeps = { ...deps, bandDefaults: primary.bandDefaults, plans, slots };
+        const weights =
+          q.weights?.asset === undefined ? {} : { weights: { url: tiffHref(found.item, found.base, q.weights.asset), band: q.weights.band ?? 1 } };
         for await (const a of rasterZones(
-          { ...raster, url: primary.url },
+          { ...raster, ...weights, url: primary.url },
           members.map((m) => zones[m] as Zone),
           itemDeps,
           options,

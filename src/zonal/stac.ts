@@ -28,7 +28,15 @@ export async function rasterAsset(q: RasterQuery & { asset?: string }, deps: Ite
     );
   }
   const { asset: _asset, ...rest } = q;
-  return { query: { ...rest, url: resolveHref(base, asset.href as string) }, bandDefaults: rasterBandsOf(asset) };
+  const weights = q.weights?.asset === undefined ? {} : { weights: { url: tiffHref(item, base, q.weights.asset), band: q.weights.band ?? 1 } };
+  return { query: { ...rest, ...weights, url: resolveHref(base, asset.href as string) }, bandDefaults: rasterBandsOf(asset) };
+}
+
+/** The URL of a GeoTIFF asset of an Item (the weights' asset), or the 422 that says why not. */
+export function tiffHref(item: Parameters<typeof pickAsset>[0], base: URL, key: string): string {
+  const [name, asset] = pickAsset(item, key);
+  if (!isGeoTiffAsset(asset)) throw new ZonalError('unsupported_asset', `The weights asset "${name}" is ${String(asset.type)}, not a GeoTIFF.`);
+  return resolveHref(base, asset.href as string);
 }
 
 /** The vector question for a Parquet asset of the Item at `q.url`: a Parquet path or media type (contract §5), else 415. */

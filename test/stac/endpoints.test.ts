@@ -130,6 +130,43 @@ describe('STAC endpoints', () => {
     return stac.json() as Record<string, unknown>;
   }
 
+  describe('weights by asset (fixtures/raster/stac/tiny-weighted.json)', () => {
+    const ITEM = '/raster/stac/tiny-weighted.json';
+    // The tiny grid's cols 1–3 × rows 1–2 (UTM 33N, as test/zonal/raster-synthetic.test.ts draws them).
+    const UTM33 = '+proj=utm +zone=33 +datum=WGS84 +units=m +no_defs';
+    const ll = (x: number, y: number) => proj4(UTM33, 'EPSG:4326', [x, y]) as [number, number];
+    const aoi = { type: 'Polygon', coordinates: [[ll(500012, 4999972), ll(500038, 4999972), ll(500038, 4999988), ll(500012, 4999988), ll(500012, 4999972)]] };
+    const stats = ['weighted_mean', 'weighted_sum', 'mean'];
+
+    it("`weights: {asset}` reads the Item's asset as the raster endpoint reads its url", async () => {
+      const stac = await post(RASTER_STAC, { url: web.url(ITEM), asset: 'values', aoi, stats, weights: { asset: 'weights' } });
+      const direct = await post(RASTER, {
+        url: web.url('/raster/synthetic/tiny_uint8.tif'),
+        aoi,
+        stats,
+        weights: { url: web.url('/raster/synthetic/tiny_weights_20m.tif') },
+      });
+      const body = await expectSame(stac, direct);
+      // Σ value × weight over the six pixels (see the raster-synthetic test): 572.
+      expect((body['band_1'] as { weighted_sum: number }).weighted_sum).toBe(572);
+    });
+
+    it('a weights asset that is not a GeoTIFF, or an asset on the raster endpoint: 422 saying so', async () => {
+      const notTiff = expectProblem(
+        await post(RASTER_STAC, { url: web.url(ITEM), asset: 'values', aoi, stats, weights: { asset: 'notes' } }),
+        422,
+        'unsupported_asset',
+      );
+      expect(notTiff.detail).toContain('The weights asset "notes" is text/plain, not a GeoTIFF.');
+      const onRaster = expectProblem(
+        await post(RASTER, { url: web.url('/raster/synthetic/tiny_uint8.tif'), aoi, stats, weights: { asset: 'weights' } }),
+        422,
+        'validation_failed',
+      );
+      expect(onRaster.detail).toContain('names an "asset" on the STAC endpoints only');
+    });
+  });
+
   describe('raster/stac on the shared Olinda Item (fixtures/raster/stac/olinda-l7.json)', () => {
     const ITEM = '/raster/stac/olinda-l7.json';
     const COG = '/raster/L7_ETMs.cog.tif';
