@@ -55,6 +55,6 @@ export function addCell(acc: StatsAccumulator, w: Weighting, f: number, value: n
   if (!(wi >= 0)) return false;
   // A weight of 0 still names its value (weighted_frac lists it at 0, as exactextract): the least weight a
   // double has, which no sum it joins can tell from 0.
-  acc.add(x, wi === 0 || c * wi === 0 ? Number.MIN_VALUE : c * wi, cell);
+  acc.add(x, wi === 0 || c * wi === 0 ? Number.MIN_VALUE : c * wi, cell, wi);
   return true;
 }

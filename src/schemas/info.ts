@@ -40,7 +40,9 @@ const RasterInfoSchema = Type.Object(
       Type.Object({
         band: Type.Integer(),
         data_type: Type.String(),
-        nodata: Type.Union([Type.Number(), Type.Null()]),
+        nodata: Type.Union([Type.Number(), Type.String(), Type.Null()], {
+          description: 'The nodata value; as a string of digits where a 64-bit integer nodata is not exact as a JSON number (2⁶⁴ − 2).',
+        }),
         scale: Type.Number(),
         offset: Type.Number(),
       }),

@@ -82,9 +82,10 @@ export interface StatsAccumulator {
   /**
    * Counts one valid value with its weight (coverage fraction or feature weight). Weights ≤ 0 (or NaN) are
    * ignored; `value` must not be NaN (validity is the caller's job). Allocation-free except when a value
-   * buffer doubles. `cell`: the cell's id on the raster's full grid (per-cell statistics, min/max centres).
+   * buffer doubles. `cell`: the cell's id on the raster's full grid (per-cell statistics, min/max centres);
+   * `cellWeight`: what its per-cell list keeps as its weight (default `weight`; a weighting raster's wᵢ).
    */
-  add(value: number, weight: number, cell?: number): void;
+  add(value: number, weight: number, cell?: number, cellWeight?: number): void;
   /** Counts one nodata / masked cell inside the AOI (its weight in weighted mode, else 1); weights ≤ 0 ignored. */
   addNodata(weight: number): void;
   /** Folds another accumulator built with the same names and mode into this one (`other` is left unchanged). */
@@ -158,9 +159,9 @@ class Accumulator implements StatsAccumulator {
     this.cells = needs.cells ? new CellList() : null;
   }
 
-  add(value: number, weight: number, cell = -1): void {
+  add(value: number, weight: number, cell = -1, cellWeight = weight): void {
     if (!(weight > 0)) return;
-    if (this.cells !== null) this.cells.add(cell, value, weight);
+    if (this.cells !== null) this.cells.add(cell, value, cellWeight);
     const first = this.items++ === 0;
     let w = 1;
     let wt: number;

@@ -155,6 +155,14 @@ export const EXACTEXTRACT = [
     description: `Object from each distinct value to Σcᵢwᵢ of the value / Σcᵢwᵢ (at most ${MAX_DISTINCT_TEXT} values).`,
   }),
   statistic({
+    name: 'weights',
+    ...BY_WEIGHTS,
+    form: { group: 'cells' },
+    needs: { cells: true },
+    result: (s) => Array.from(s.cells().weights),
+    description: 'The weight wᵢ of each counted pixel (default_weight where it has none), in the same order as values.',
+  }),
+  statistic({
     name: 'values',
     ...PER_CELL,
     result: (s) => Array.from(s.cells().values),

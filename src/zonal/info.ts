@@ -64,7 +64,7 @@ export interface RasterInfoAnswer {
   width: number;
   height: number;
   crs: string | null;
-  bands: { band: number; data_type: string; nodata: number | null; scale: number; offset: number }[];
+  bands: { band: number; data_type: string; nodata: number | string | null; scale: number; offset: number }[];
   bounds: [number, number, number, number];
   footprint: Footprint;
   levels: { level: number; width: number; height: number }[];
@@ -255,7 +255,8 @@ async function rasterInfo(url: string, source: ByteSource, deps: InfoDeps): Prom
     bands: Array.from({ length: info.bandCount }, (_, i) => ({
       band: i + 1,
       data_type: info.dtype,
-      nodata: info.nodata,
+      // A 64-bit nodata beyond 2⁵³ is not a float64: given as its digits.
+      nodata: info.nodata64 !== null && !Number.isSafeInteger(Number(info.nodata64)) ? info.nodata64.toString() : info.nodata,
       scale: info.scaling[i]?.scale ?? 1,
       offset: info.scaling[i]?.offset ?? 0,
     })),

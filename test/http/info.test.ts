@@ -81,6 +81,15 @@ describe('POST /api/v1/sources/info', () => {
     expect(p.max).toBe(Math.max(...valid));
   });
 
+  it('a 64-bit nodata beyond 2⁵³ is given as its digits, exactly; one within it as a number', async () => {
+    const big = (await info(fixtureUrl('raster/synthetic/tiny_uint64.tif'))).json() as { bands: { data_type: string; nodata: unknown }[] };
+    expect(big.bands[0]).toMatchObject({ data_type: 'uint64', nodata: '18446744073709551614' });
+    const signed = (await info(fixtureUrl('raster/synthetic/tiny_int64.tif'))).json() as { bands: { nodata: unknown }[] };
+    expect(signed.bands[0]?.nodata).toBe('-9223372036854775807');
+    const small = (await info(fixtureUrl('raster/synthetic/tiny_uint32.tif'))).json() as { bands: { nodata: unknown }[] };
+    expect(small.bands[0]?.nodata).toBe(4000000000);
+  });
+
   it('a raster with no level of at most 1024 pixels a side has no preview, and says why', async () => {
     const res = await info(fixtureUrl('raster/strips/rows_5000.tif'));
     expect(res.statusCode, res.body).toBe(200);

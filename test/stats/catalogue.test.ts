@@ -80,6 +80,7 @@ describe('the declarations', () => {
       'weighted_stdev',
       'weighted_variance',
       'weighted_frac',
+      'weights',
       'values',
       'coverage',
       'cell_id',
@@ -179,7 +180,7 @@ describe('an undeclared name', () => {
     expect(raster.code).toBe('unknown_stat');
     const common = 'count, min, max, mean, sum, std, median, range, majority, minority, unique, freq_hist';
     const exactextract =
-      'stdev, variance, coefficient_of_variation, variety, mode, frac, weighted_mean, weighted_sum, weighted_stdev, weighted_variance, weighted_frac, values, coverage, cell_id, center_x, center_y, min_center_x, min_center_y, max_center_x, max_center_y';
+      'stdev, variance, coefficient_of_variation, variety, mode, frac, weighted_mean, weighted_sum, weighted_stdev, weighted_variance, weighted_frac, weights, values, coverage, cell_id, center_x, center_y, min_center_x, min_center_y, max_center_x, max_center_y';
     expect(raster.detail).toBe(
       `Unknown statistic '${name}'; valid names are ${common}, nodata, ${exactextract}, percentile_<q> (q from 0 to 100), quantile(q=…) (q from 0 to 1).`,
     );
@@ -199,7 +200,7 @@ describe('the schema', () => {
     expect((StatsSchema.description ?? '').split('\n')[0]).toBe(
       'Statistics to compute: count, min, max, mean, sum, std, median, percentile_<q>, range, majority, minority, unique, freq_hist, ' +
         'nodata (raster), density (vector), stdev (raster), variance (raster), coefficient_of_variation (raster), variety (raster), ' +
-        'mode (raster), frac (raster), quantile (raster), weighted_mean (raster), weighted_sum (raster), weighted_stdev (raster), weighted_variance (raster), weighted_frac (raster), ' +
+        'mode (raster), frac (raster), quantile (raster), weighted_mean (raster), weighted_sum (raster), weighted_stdev (raster), weighted_variance (raster), weighted_frac (raster), weights (raster), ' +
         'values (raster), coverage (raster), cell_id (raster), center_x (raster)' +
         ', center_y (raster), min_center_x (raster), min_center_y (raster), max_center_x (raster), max_center_y (raster). Default ["min","max","mean","count"].',
     );
@@ -214,7 +215,7 @@ describe('the form', () => {
       ['Quantiles', ['median*', 'percentile_10', 'percentile_90', 'quantile(q=0.25)', 'quantile(q=0.75)']],
       ['Distinct values', ['majority', 'minority', 'unique', 'freq_hist', 'variety', 'mode', 'frac']],
       ['Weighted (with weights)', ['weighted_mean', 'weighted_sum', 'weighted_stdev', 'weighted_variance', 'weighted_frac']],
-      ['Per pixel', ['values', 'coverage', 'cell_id', 'center_x', 'center_y', 'min_center_x', 'min_center_y', 'max_center_x', 'max_center_y']],
+      ['Per pixel', ['weights', 'values', 'coverage', 'cell_id', 'center_x', 'center_y', 'min_center_x', 'min_center_y', 'max_center_x', 'max_center_y']],
     ]);
     expect(shown('vector')).toEqual([
       ['Summary', ['count*', 'min*', 'max*', 'mean*', 'sum', 'std*', 'range', 'density']],

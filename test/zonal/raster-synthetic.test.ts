@@ -283,6 +283,9 @@ describe('raster endpoint on synthetic rasters (hand-derived values)', () => {
     expect(res.body.band_1.weighted_frac).toEqual(Object.fromEntries(inner.map(([c, r]) => [String(v(c, r)), w(c, r) / sumW])));
     // The unweighted statistics are what they are without weights.
     expect(res.body.band_1).toMatchObject({ count: 6, mean: sum(inner.map(([c, r]) => v(c, r))) / 6 });
+    // Each counted pixel's weight, in cell order, beside its value.
+    const lists = await post({ url, aoi: INNER, stats: ['weights', 'values'], weights });
+    expect(lists.body.band_1).toMatchObject({ weights: inner.map(([c, r]) => w(c, r)), values: inner.map(([c, r]) => v(c, r)) });
     // ALL reaches pixels whose weight is nodata: the weighted answers are null (exactextract: NaN) ...
     const all = await post({ url, aoi: ALL, stats: ['weighted_mean', 'weighted_sum', 'count'], weights });
     expect(all.body.band_1).toMatchObject({ weighted_mean: null, weighted_sum: null, count: 23 });

@@ -31,7 +31,7 @@ interface RasterInfo {
   width: number;
   height: number;
   crs: string | null;
-  bands: { band: number; data_type: string; nodata: number | null }[];
+  bands: { band: number; data_type: string; nodata: number | string | null }[];
   bounds: [number, number, number, number];
   footprint: Polygon;
   preview?: Preview | null;
