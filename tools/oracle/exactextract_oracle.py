@@ -7,7 +7,8 @@ the CLI when it is missing. Needs Debian's GDAL Python bindings and numpy, and `
     /usr/bin/python3 tools/oracle/exactextract_oracle.py            # rewrites fixtures/exactextract/oracle/
 
 What it writes (see fixtures/exactextract/README.md):
-  fixtures/exactextract/oracle/float32.tif, classes_uint8.tif, weights_float32.tif   small synthetic rasters
+  fixtures/exactextract/oracle/float32.tif, classes_uint8.tif, weights_float32.tif,
+                             weights_coarse_float32.tif   small synthetic rasters
   fixtures/exactextract/oracle/<name>.json   one per (raster, weights) pair: every zone, every operation
                                              under every argument set, as the CLI answers it
 Deterministic: the rasters are formulas; the answers are whatever the CLI prints (GeoJSON writer, 17
@@ -234,6 +235,11 @@ SYN_COL0, SYN_ROW0, SYN_W, SYN_H = 30, 36, 20, 16
 # rasters (one weights cell) to 1.5 value cells short of their east edge, from one value cell below their
 # top (two weights cells) to half a value cell below their bottom
 W_DCOL, W_DROW, W_W, W_H = -1, 2, 38, 31
+# the coarse weights raster: twice elev's cell size, 12 x 10 weights cells on value-cell corners: from two value
+# cells west of the value rasters to two east of them, from two value cells north of them to two south (each
+# value cell in one weights cell; weights column c holds value columns 2c - 2 and 2c - 1, row r value rows
+# 2r - 2 and 2r - 1)
+WC_DCOL, WC_DROW, WC_W, WC_H = -2, -2, 12, 10
 
 
 def syn_gt():
@@ -244,6 +250,11 @@ def syn_gt():
 def weights_gt():
     x0, dx, _, y0, _, dy = syn_gt()
     return (x0 + W_DCOL * dx / 2, dx / 2, 0.0, y0 + W_DROW * dy / 2, 0.0, dy / 2)
+
+
+def weights_coarse_gt():
+    x0, dx, _, y0, _, dy = syn_gt()
+    return (x0 + WC_DCOL * dx, 2 * dx, 0.0, y0 + WC_DROW * dy, 0.0, 2 * dy)
 
 
 NAN_CELLS = [(2, 2), (2, 3), (3, 2), (3, 3), (7, 9), (8, 10)]  # (row, col)
@@ -294,7 +305,17 @@ def make_rasters():
     w[8:12, 20:24] = -1
     w[:, 30:32] = 0
     wts = write("weights_float32.tif", w, gdal.GDT_Float32, weights_gt(), -1)
-    return f32, cls, wts
+    # coarse weights, float32: 0.25 .. 1.5 by quarters, a 2 x 2 nodata (-1) block at weights rows 6-7, columns 8-9
+    # (value rows 10-13, columns 14-17: zones nodata_edge and all_nodata), weight 0 in four cells: (1, 1) under
+    # multi's first part, (2, 6) and (3, 7) under tie's two cells of class 3 (value (3, 11) and (4, 12)), (4, 9)
+    # under part of multi's second part
+    wr, wc = np.mgrid[0:WC_H, 0:WC_W]
+    w = (0.25 + 0.25 * ((3 * wc + wr) % 6)).astype(np.float32)
+    for r, c in [(1, 1), (2, 6), (3, 7), (4, 9)]:
+        w[r, c] = 0
+    w[6:8, 8:10] = -1
+    wtc = write("weights_coarse_float32.tif", w, gdal.GDT_Float32, weights_coarse_gt(), -1)
+    return f32, cls, wts, wtc
 
 
 # ------------------------------------------------------------------------------------------ zones
@@ -488,7 +509,7 @@ def oracle_file(name, raster, weights, zones, note, skip=(), cli_raster=None, co
     dump(path, doc)
     n = sum(len(z["results"]) for z in doc["zones"])
     errors = [(z["id"], r["op"], r["error"]) for z in doc["zones"] for r in z["results"] if "error" in r]
-    print("%-28s %5d rows  %7d bytes  %s" % (name + ".json", n, os.path.getsize(path),
+    print("%-36s %5d rows  %7d bytes  %s" % (name + ".json", n, os.path.getsize(path),
                                               "errors: %s" % errors if errors else ""))
     return n
 
@@ -501,6 +522,11 @@ def ee_version():
 WEIGHTED_NOTE = ("With weights, exactextract (CLI and Python alike) attaches the weights raster to every operation, "
                  "weighted or not, and computes each one on the common grid of the two rasters (the finer cell size, "
                  "the union of the extents): unweighted answers here can differ from the no-weights file.")
+
+COARSE_NOTE = ("The weights are 2x coarser than the values and aligned (cells 2 x 1/120 deg, origin two value cells "
+               "west and north of the value rasters' origin, on a value-cell corner): each value cell lies in one "
+               "weights cell, and the weights raster covers the value rasters with two value cells to spare on "
+               "each side. ")
 
 
 # Zones whose vertices lie on cell edges on purpose (their cells are whole).
@@ -540,7 +566,7 @@ def off_grid(zones):
 
 
 def main():
-    f32, cls, wts = make_rasters()
+    f32, cls, wts, wtc = make_rasters()
     ez, sz = off_grid(elev_zones()), off_grid(syn_zones())
     total = 0
     total += oracle_file("elev", ELEV, None, ez, "int16, nodata -32768.")
@@ -566,6 +592,10 @@ def main():
     total += oracle_file("classes_uint8", cls, None, sz, "uint8 classes 1, 2, 3, 5, 7, nodata 255.")
     total += oracle_file("classes_uint8_weighted", cls, wts, sz,
                          "uint8 classes, weights weights_float32.tif. " + WEIGHTED_NOTE)
+    total += oracle_file("float32_weighted_coarse", f32, wtc, sz,
+                         "float32, weights weights_coarse_float32.tif. " + COARSE_NOTE + WEIGHTED_NOTE)
+    total += oracle_file("classes_uint8_weighted_coarse", cls, wtc, sz,
+                         "uint8 classes, weights weights_coarse_float32.tif. " + COARSE_NOTE + WEIGHTED_NOTE)
     print("total %d rows" % total)
 
 
