@@ -16,7 +16,8 @@ export interface Job {
   body: Record<string, unknown> & { url: string; radius?: number };
 }
 
-const RASTER_BODY = Type.Omit(RasterRequestSchema, ['aoi']);
+// A zones raster is the service's (POST /raster with `zones`); the command line reads zones files.
+const RASTER_BODY = Type.Omit(RasterRequestSchema, ['aoi', 'zones']);
 const VECTOR_BODY = Type.Omit(VectorRequestSchema, ['aoi']);
 
 /** The option each request field comes from, for messages. */

@@ -6,16 +6,31 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AoiRequest } from '../schemas/aoi.ts';
 import { zonesOfAoi } from '../schemas/zones.ts';
 import { answer } from '../zonal/answer.ts';
-import type { Question } from '../zonal/model.ts';
+import type { Question, Zone } from '../zonal/model.ts';
+import { ZonalError } from '../errors.ts';
 import type { AppDeps } from './deps.ts';
 import { useCaseDeps } from './context.ts';
 import { replyZones } from './zones.ts';
 
 /** What every zonal request body has beside its question. */
 interface ZonesPart {
-  aoi: AoiRequest;
+  /** Absent only where `zones` gives them as a raster (raster endpoints). */
+  aoi?: AoiRequest;
+  zones?: unknown;
   radius?: number;
   include_geometry?: boolean;
+}
+
+/** The zones of a body: its `aoi`, or none where a zones raster gives them (found by the use case); exactly one of the two. */
+function zonesOfBody(body: ZonesPart, maxZones: number): Zone[] {
+  if ((body.aoi === undefined) === (body.zones === undefined)) {
+    const detail =
+      body.aoi === undefined
+        ? 'Give the zones: "aoi" (a GeoJSON geometry, Feature or FeatureCollection) or "zones" (a raster whose values are the zones).'
+        : 'Give either "aoi" or "zones" (a zones raster), not both.';
+    throw new ZonalError('validation_failed', detail, { errors: [{ path: body.aoi === undefined ? '/aoi' : '/zones', message: detail }] });
+  }
+  return body.aoi === undefined ? [] : zonesOfAoi(body.aoi, body.radius, maxZones);
 }
 
 /** `x-zonal-level`: the level read (0 full resolution, n the n-th overview), its size and pixel size (CRS units). */
@@ -36,8 +51,8 @@ export function answerZonal(
   question: Question,
   options: { keyName: 'band' | 'column'; alwaysZones?: boolean },
 ) {
-  const single = body.aoi.type !== 'FeatureCollection' && options.alwaysZones !== true;
-  const zones = zonesOfAoi(body.aoi, body.radius, deps.config.maxZones);
+  const zones = zonesOfBody(body, deps.config.maxZones);
+  const single = body.aoi !== undefined && body.aoi.type !== 'FeatureCollection' && options.alwaysZones !== true;
   const tell = single
     ? {
         onLevel: (l: Parameters<typeof levelHeader>[0]) => void reply.header('x-zonal-level', levelHeader(l)),

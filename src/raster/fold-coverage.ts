@@ -25,6 +25,8 @@ function coverageFor(zone: FoldZone, win: PixelWindow, levelWidth: number, level
     const cov = pointCoverage(sel.col, sel.row, { width: levelWidth, height: levelHeight });
     return cov && intersectWindows(cov.window, win) ? cov : null;
   }
+  // A zone of a zones raster is covered from the zones' decoded cells (fold-zones.ts), never here.
+  if (sel.kind === 'zone') return null;
   switch (sel.rule) {
     case 'all_touched':
       return allTouchedCoverage(sel.geometry, win);

@@ -7,7 +7,15 @@ import type { BandPartial } from './fold-types.ts';
 export function mergePartials(
   options: { names: StatName[]; weighted: boolean; bandCount: number; keepValues: boolean; channels?: { names: StatName[]; weighted: boolean }[] },
   partials: readonly BandPartial[][],
-): { accs: StatsAccumulator[]; more: StatsAccumulator[][]; missing: number[][]; dataAreaM2: number[]; classAreas: Map<number, number>[]; masked: number[] } {
+): {
+  accs: StatsAccumulator[];
+  more: StatsAccumulator[][];
+  missing: number[][];
+  dataAreaM2: number[];
+  zoneAreaM2: number;
+  classAreas: Map<number, number>[];
+  masked: number[];
+} {
   const accs = Array.from({ length: options.bandCount }, () =>
     createAccumulator({ names: options.names, weighted: options.weighted, keepValues: options.keepValues }),
   );
@@ -17,7 +25,9 @@ export function mergePartials(
   const dataAreaM2 = accs.map(() => 0);
   const classAreas = accs.map(() => new Map<number, number>());
   const masked = accs.map(() => 0);
+  let zoneAreaM2 = 0;
   for (const bands of partials) {
+    zoneAreaM2 += bands[0]?.zoneAreaM2 ?? 0;
     bands.forEach((band, b) => {
       masked[b] = (masked[b] as number) + (band.masked ?? 0);
       (accs[b] as StatsAccumulator).merge(restoreAccumulator(band.acc));
@@ -28,5 +38,5 @@ export function mergePartials(
       band.classAreas?.values.forEach((v, k) => into.set(v, (into.get(v) ?? 0) + (band.classAreas?.areas[k] as number)));
     });
   }
-  return { accs, more, missing, dataAreaM2, classAreas, masked };
+  return { accs, more, missing, dataAreaM2, zoneAreaM2, classAreas, masked };
 }

@@ -79,6 +79,8 @@ export interface FoldTask {
   classes?: ClassSource;
   /** exactextract's weighting raster, read the same way (each value cell lies in one weights cell); its values × scale + offset. */
   weights?: ClassSource & { scale: number; offset: number };
+  /** Zones given as a raster: the zones of selection kind 'zone' are its cells of their value (raster/fold-zones.ts). */
+  zoneRaster?: ClassSource & { nx: number; ny: number };
   /** Per block: return its newly decoded planes (on SharedArrayBuffers) for the process-wide decoded-tile cache. */
   keep: boolean[];
 }
@@ -130,6 +132,8 @@ export interface BandPartial {
   /** Per channel of FoldTask.channels that weighs by `weights`: pixels counted whose weight was undefined (no weight, no default_weight). */
   missing?: number[];
   dataAreaM2: number;
+  /** A zone of a zones raster: the ground area it covers (its aoi_area), nodata cells included. */
+  zoneAreaM2?: number;
   /** Summed weight of the pixels the class mask removed. */
   masked?: number;
   /** Distinct values and the summed weight × pixel area of each (categorical only). */

@@ -6,16 +6,17 @@
  * merged on the main thread by fold-merge.ts.
  */
 import { decodeBlock, recycle, sample64At, sampleAt, spanOf, type DecodedPlane, type DecodedBlock, type EncodedBlock } from './decode.ts';
-import { intersectWindows, type Grid, type PixelWindow } from '../geometry/grid.ts';
-import { blocksUnder, cellUnder } from './plan.ts';
+import { classLookup, lookupBlocks, rowLookup, type Lookup, type RowLookup } from './fold-lookup.ts';
+import { intersectWindows, type PixelWindow } from '../geometry/grid.ts';
 import { pixelAreaRows } from './pixel-area.ts';
 import type { Coverage } from '../coverage/coverage.ts';
 import { createAccumulator, type StatsAccumulator } from '../stats/accumulator.ts';
 import { compileExpression } from '../stats/expression.ts';
 import { sharedCoverage } from './fold-coverage.ts';
+import { zoneCoverage, zonePlane } from './fold-zones.ts';
 import { addCell, rowAreas } from './fold-weighting.ts';
 import { channelWeighted, isDefaultWeighting, type Weighting } from '../stats/weighting.ts';
-import type { BandPartial, ClassSource, FoldBand, FoldPartial, FoldProgram, FoldResult, FoldTask, FoldTimes, FoldZone } from './fold-types.ts';
+import type { BandPartial, FoldBand, FoldPartial, FoldProgram, FoldResult, FoldTask, FoldTimes, FoldZone } from './fold-types.ts';
 
 export type { FoldBand, FoldPartial, FoldProgram, FoldResult, FoldTask, FoldZone } from './fold-types.ts';
 export { mergePartials } from './fold-merge.ts';
@@ -33,14 +34,17 @@ interface ChannelSet {
   missing: number[];
 }
 
-function channelsFor(task: FoldTask, zone: FoldZone, cw: PixelWindow, weightAt: Lookup | null) {
+function channelsFor(task: FoldTask, zone: FoldZone, cw: PixelWindow, weightsRow: RowLookup | null) {
   const main = task.weighting && !isDefaultWeighting(task.weighting) ? task.weighting : null;
   const extra = task.channels ?? [];
   const grid = task.area.grid;
   const width = task.format.levelWidth;
   const mainAreas = main ? rowAreas(main, grid, cw.row0, cw.height) : null;
   const extraAreas = extra.map((c) => rowAreas(c.weighting, grid, cw.row0, cw.height));
-  const weighs = extra.some((c) => c.weighting.byWeights);
+  const weighs = extra.some((c) => c.weighting.byWeights) && weightsRow !== null;
+  // The weights under the window's current row, looked up once per row.
+  const wrow = weighs ? new Float64Array(cw.width) : null;
+  let filled = -1;
   return {
     accumulators: (): ChannelSet => ({
       acc: createAccumulator({ names: task.names, weighted: main ? channelWeighted(main, zone.weighted) : zone.weighted, keepValues: task.keepValues }),
@@ -52,7 +56,11 @@ function channelsFor(task: FoldTask, zone: FoldZone, cw: PixelWindow, weightAt: 
       const cell = (cw.row0 + r) * width + cw.col0 + c;
       const { acc, more } = set;
       if (more !== null) {
-        const wi = weighs && weightAt ? weightAt(cw.col0 + c, cw.row0 + r) : Number.NaN;
+        let wi = Number.NaN;
+        if (wrow !== null) {
+          if (r !== filled) (weightsRow as RowLookup)(cw.row0 + (filled = r), cw.col0, cw.width, wrow);
+          wi = wrow[c] as number;
+        }
         for (let k = 0; k < more.length; k++) {
           const areas = extraAreas[k];
           const ok = addCell(
@@ -75,13 +83,14 @@ function channelsFor(task: FoldTask, zone: FoldZone, cw: PixelWindow, weightAt: 
 }
 
 /** One zone's pixels of one decoded block into one accumulator per band. */
-function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Coverage, weightAt: Lookup | null): BandPartial[] {
+function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Coverage, weightsRow: RowLookup | null): BandPartial[] {
   const cw = cov.window;
   const areas = zone.selection.kind === 'point' ? null : pixelAreaRows(task.area, cw);
   const { valid, maskStride } = block;
   const { col0, row0 } = block.window;
   const fill = task.format.fill;
-  const ch = channelsFor(task, zone, cw, weightAt);
+  const ch = channelsFor(task, zone, cw, weightsRow);
+  const ofZones = zone.selection.kind === 'zone';
   return task.bands.map(({ nodata, nodata64 = null, scale, offset }, b) => {
     const set = ch.accumulators();
     const { acc, more } = set;
@@ -93,12 +102,14 @@ function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Cove
     const step = samples?.step ?? 1;
     const first = samples?.offset ?? 0;
     let area = 0;
+    let zoneArea = 0;
     for (let r = 0; r < cw.height; r++) {
       const tr = cw.row0 + r - row0;
       const areaRow = areas?.row(r);
       for (let c = 0; c < cw.width; c++) {
         const w = cov.weights[r * cw.width + c] as number;
         if (w <= 0) continue;
+        if (ofZones && areaRow) zoneArea += w * (areaRow[c] as number);
         const tc = cw.col0 + c - col0;
         let raw: number;
         if (valid && valid[tr * maskStride + tc] === 0) raw = Number.NaN;
@@ -122,6 +133,7 @@ function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Cove
       }
     }
     const partial: BandPartial = { acc: acc.snapshot(), dataAreaM2: area };
+    if (ofZones) partial.zoneAreaM2 = zoneArea;
     if (more !== null) partial.more = more.map((m) => m.snapshot());
     if (set.missing.some((n) => n > 0)) partial.missing = set.missing;
     if (classes) partial.classAreas = { values: [...classes.keys()], areas: [...classes.values()] };
@@ -141,7 +153,7 @@ function foldProgram(
   rasters: DecodedBlock[],
   classAt: Lookup | null,
   cov: Coverage,
-  weightAt: Lookup | null,
+  weightsRow: RowLookup | null,
 ): BandPartial[] {
   const cw = cov.window;
   const areas = zone.selection.kind === 'point' ? null : pixelAreaRows(task.area, cw);
@@ -153,10 +165,12 @@ function foldProgram(
   const sources = program.sources ?? task.bands.map((_, b) => ({ raster: 0, band: b }));
   const evaluate = program.expression ? compileExpression(program.expression.text, program.expression.names) : null;
   const outputs = evaluate ? [-1] : program.outputs;
-  const ch = channelsFor(task, zone, cw, weightAt);
+  const ch = channelsFor(task, zone, cw, weightsRow);
   const sets = outputs.map(() => ch.accumulators());
   const classes = outputs.map(() => (task.categorical ? new Map<number, number>() : null));
   const dataArea = outputs.map(() => 0);
+  const ofZones = zone.selection.kind === 'zone';
+  let zoneArea = 0;
   let masked = 0;
   const include = program.mask?.include ? new Set(program.mask.include) : null;
   const exclude = program.mask?.exclude ? new Set(program.mask.exclude) : null;
@@ -168,6 +182,7 @@ function foldProgram(
     for (let c = 0; c < cw.width; c++) {
       const w = cov.weights[r * cw.width + c] as number;
       if (w <= 0) continue;
+      if (ofZones && areaRow) zoneArea += w * (areaRow[c] as number);
       const tc = cw.col0 + c - col0;
       const fileValid = !valid || valid[tr * maskStride + tc] !== 0;
       if (program.mask) {
@@ -203,6 +218,7 @@ function foldProgram(
   }
   return sets.map(({ acc, more, missing }, o) => {
     const partial: BandPartial = { acc: acc.snapshot(), dataAreaM2: dataArea[o] as number, masked };
+    if (ofZones) partial.zoneAreaM2 = zoneArea;
     if (more !== null) partial.more = more.map((m) => m.snapshot());
     if (missing.some((n) => n > 0)) partial.missing = missing;
     const cl = classes[o];
@@ -224,12 +240,14 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
   const ws = task.weights;
   const classOf = cs ? lookupBlocks(cs, times) : null;
   const weightOf = ws ? lookupBlocks(ws, times) : null;
+  const zs = task.zoneRaster;
+  const zonesOf = zs ? lookupBlocks(zs, times) : null;
   for (let k = 0; k < task.blocks.length; k++) {
     const encoded = task.blocks[k] as EncodedBlock;
     let block: DecodedBlock | null = null;
     let rasters: DecodedBlock[] = [];
     let classAt: Lookup | null = null;
-    let weightAt: Lookup | null = null;
+    let weightsRow: RowLookup | null = null;
     const blockWin: PixelWindow = {
       col0: encoded.col0,
       row0: encoded.row0,
@@ -240,12 +258,19 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
     // A block kept for the decoded-tile cache is decoded from its first row, so later requests reuse it.
     const keep = task.keep[k] === true;
     const span = need ? spanOf(need, encoded.col0, encoded.row0, tw, keep) : undefined;
+    // Zones of a zones raster: the zone under every part of the block's cells, once for all of them.
+    let plane: Float64Array | null = null;
     for (const z of task.touches[k] ?? []) {
       const zone = task.zones[z] as FoldZone;
       const win = intersectWindows(blockWin, zone.window);
       if (!win) continue;
       const t0 = now();
-      const cov = sharedCoverage(zone, win, levelWidth, levelHeight, times);
+      const sel = zone.selection;
+      let cov;
+      if (sel.kind === 'zone' && zs && zonesOf) {
+        plane ??= await zonePlane(zs, task.area.grid, need ?? blockWin, zonesOf.get);
+        cov = zoneCoverage(plane, need ?? blockWin, zs, sel.value, win, sel.rule);
+      } else cov = sharedCoverage(zone, win, levelWidth, levelHeight, times);
       times.coverage += now() - t0;
       if (!cov) continue;
       // Decoded on first use only: a block no zone selects a pixel of is never decompressed.
@@ -257,13 +282,7 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
           rasters = [block, ...(await Promise.all(extras.map((e) => decodeBlock(e.format, e.blocks[k] as EncodedBlock, false, span, times))))];
           times.planes += encoded.planes.filter((p) => p !== null).length + extras.length;
           if (cs && classOf) classAt = await classLookup(cs, task.area.grid, need ?? block.window, classOf.get);
-          if (ws && weightOf) {
-            const raw = await classLookup(ws, task.area.grid, need ?? block.window, weightOf.get);
-            weightAt = (col, row) => {
-              const v = raw(col, row);
-              return v !== v || v === ws.nodata ? Number.NaN : v * ws.scale + ws.offset;
-            };
-          }
+          if (ws && weightOf) weightsRow = await rowLookup(ws, task.area.grid, need ?? block.window, weightOf.get, ws);
         } catch (e) {
           times.total = now() - start;
           return { partials: [], decoded: [], times, failure: e instanceof Error ? e.message : String(e) };
@@ -273,58 +292,14 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
       partials.push({
         zone: z,
         block: k,
-        bands: task.program ? foldProgram(task, task.program, zone, rasters, classAt, cov, weightAt) : foldZone(task, zone, block, cov, weightAt),
+        bands: task.program ? foldProgram(task, task.program, zone, rasters, classAt, cov, weightsRow) : foldZone(task, zone, block, cov, weightsRow),
       });
       times.fold += now() - t1;
     }
     // Every zone of the block is folded: its planes' buffers serve the next blocks.
     for (const r of rasters) recycle(r);
   }
-  for (const c of [...(classOf?.all.values() ?? []), ...(weightOf?.all.values() ?? [])]) recycle(await c);
+  for (const c of [...(classOf?.all.values() ?? []), ...(weightOf?.all.values() ?? []), ...(zonesOf?.all.values() ?? [])]) recycle(await c);
   times.total = now() - start;
   return { partials, decoded, times };
-}
-
-/** The value of a raster read by nearest neighbour at a pixel (col, row) of the level: NaN outside it. */
-type Lookup = (col: number, row: number) => number;
-
-/** A raster read by nearest neighbour: its blocks decoded on first use (only the part the task needs). */
-function lookupBlocks(src: ClassSource, times: FoldTimes): { get: (index: number) => Promise<DecodedBlock | null>; all: Map<number, Promise<DecodedBlock>> } {
-  const all = new Map<number, Promise<DecodedBlock>>();
-  const encoded = new Map(src.blocks.map((b, i) => [b.index, { block: b, need: src.needs?.[i] }]));
-  const get = async (index: number): Promise<DecodedBlock | null> => {
-    const enc = encoded.get(index);
-    if (!enc) return null;
-    let p = all.get(index);
-    if (!p) {
-      const span = enc.need ? spanOf(enc.need, enc.block.col0, enc.block.row0, src.format.codec.tileWidth, false) : undefined;
-      all.set(index, (p = decodeBlock(src.format, enc.block, false, span, times)));
-      times.planes++;
-    }
-    return p;
-  };
-  return { get, all };
-}
-
-/**
- * The class of each pixel of a data block, by nearest neighbour: the class pixel that holds the pixel's
- * centre (as GDAL's nearest resampling takes it); NaN outside the class raster. The class blocks the data
- * block's pixels fall in are decoded first.
- */
-async function classLookup(
-  cs: ClassSource,
-  grid: Grid,
-  win: PixelWindow,
-  classOf: (index: number) => Promise<DecodedBlock | null>,
-): Promise<(col: number, row: number) => number> {
-  const level = { index: 0, grid: cs.grid, blockWidth: cs.blockWidth, blockHeight: cs.blockHeight };
-  const decoded = new Map<number, DecodedBlock | null>();
-  await Promise.all(blocksUnder(grid, win, level).map(async (i) => decoded.set(i, await classOf(i))));
-  return (col, row) => {
-    const [mc, mr] = cellUnder(grid, cs.grid, col, row);
-    if (mc < 0 || mr < 0 || mc >= cs.grid.width || mr >= cs.grid.height) return Number.NaN;
-    const b = decoded.get(Math.floor(mr / cs.blockHeight) * cs.across + Math.floor(mc / cs.blockWidth));
-    if (!b) return Number.NaN;
-    return sampleAt(b, 0, mr - b.window.row0, mc - b.window.col0, cs.format.fill);
-  };
 }

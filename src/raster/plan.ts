@@ -13,7 +13,11 @@ import { intersectWindows, toPixel, toWorld, windowSize, type Grid, type PixelWi
 import { chooseLevel, tilesTouched, toPixelGeometry, windowOf, type TileLayout } from './window.ts';
 
 /** What an AOI selects on a level. */
-export type Selection = { kind: 'polygon'; geometry: PixelGeometry; rule: PixelRule } | { kind: 'point'; col: number; row: number };
+export type Selection =
+  | { kind: 'polygon'; geometry: PixelGeometry; rule: PixelRule }
+  | { kind: 'point'; col: number; row: number }
+  /** The cells of a zones raster that hold `value` (zones given as a raster; raster/fold-zones.ts). */
+  | { kind: 'zone'; value: number; rule: PixelRule };
 
 /** A level as planning needs it: its grid and its block size. */
 export interface PlanLevel {
@@ -153,14 +157,21 @@ export function cellUnder(grid: Grid, other: Grid, col: number, row: number): [n
 
 /**
  * The pixels of `other` (a level of a raster in the same CRS, north-up like `grid`) that hold the centres
- * of the pixels of `win` on `grid`, as a window clipped to `other`; null when none lies on it.
+ * of the pixels of `win` on `grid`, as a window clipped to `other`; null when none lies on it. With `sub`
+ * (nx × ny parts to a pixel, `other` that much finer), the centres of every part.
  */
-export function cellsUnder(grid: Grid, win: PixelWindow, other: Grid): PixelWindow | null {
+export function cellsUnder(grid: Grid, win: PixelWindow, other: Grid, sub = { nx: 1, ny: 1 }): PixelWindow | null {
+  const at = (x: number, y: number): [number, number] => {
+    const [c, r] = toPixel(other, ...toWorld(grid, x, y));
+    return [Math.floor(c), Math.floor(r)];
+  };
+  const first = { x: 0.5 / sub.nx, y: 0.5 / sub.ny };
+  const last = { x: 1 - first.x, y: 1 - first.y };
   const corners = [
-    cellUnder(grid, other, win.col0, win.row0),
-    cellUnder(grid, other, win.col0 + win.width - 1, win.row0),
-    cellUnder(grid, other, win.col0, win.row0 + win.height - 1),
-    cellUnder(grid, other, win.col0 + win.width - 1, win.row0 + win.height - 1),
+    at(win.col0 + first.x, win.row0 + first.y),
+    at(win.col0 + win.width - 1 + last.x, win.row0 + first.y),
+    at(win.col0 + first.x, win.row0 + win.height - 1 + last.y),
+    at(win.col0 + win.width - 1 + last.x, win.row0 + win.height - 1 + last.y),
   ];
   const c0 = Math.max(0, Math.min(...corners.map((p) => p[0])));
   const c1 = Math.min(other.width - 1, Math.max(...corners.map((p) => p[0])));
@@ -171,15 +182,21 @@ export function cellsUnder(grid: Grid, win: PixelWindow, other: Grid): PixelWind
 
 /**
  * The blocks of `other` (a level of a raster in the same CRS, north-up like `grid`) that hold the centres of
- * the pixels of `win` on `grid`: what a class raster of another resolution must read for that window.
+ * the pixels of `win` on `grid` (of their nx × ny parts with `sub`): what a class, weights or zones raster of
+ * another resolution must read for that window.
  */
-export function blocksUnder(grid: Grid, win: PixelWindow, other: PlanLevel): number[] {
-  const cells = cellsUnder(grid, win, other.grid);
+export function blocksUnder(grid: Grid, win: PixelWindow, other: PlanLevel, sub?: { nx: number; ny: number }): number[] {
+  const cells = cellsUnder(grid, win, other.grid, sub);
   if (cells === null) return [];
-  const across = Math.ceil(other.grid.width / other.blockWidth);
+  return blocksOf(other, cells);
+}
+
+/** The blocks of a level that hold the cells of a window of it. */
+export function blocksOf(level: PlanLevel, cells: PixelWindow): number[] {
+  const across = Math.ceil(level.grid.width / level.blockWidth);
   const out: number[] = [];
-  for (let by = Math.floor(cells.row0 / other.blockHeight); by <= Math.floor((cells.row0 + cells.height - 1) / other.blockHeight); by++) {
-    for (let bx = Math.floor(cells.col0 / other.blockWidth); bx <= Math.floor((cells.col0 + cells.width - 1) / other.blockWidth); bx++)
+  for (let by = Math.floor(cells.row0 / level.blockHeight); by <= Math.floor((cells.row0 + cells.height - 1) / level.blockHeight); by++) {
+    for (let bx = Math.floor(cells.col0 / level.blockWidth); bx <= Math.floor((cells.col0 + cells.width - 1) / level.blockWidth); bx++)
       out.push(by * across + bx);
   }
   return out;

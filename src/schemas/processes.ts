@@ -3,7 +3,8 @@
  * whose `aoi` may also be a reference to a zones file; the description of each process is read from the same
  * TypeBox schema as its endpoint.
  */
-import { Type, type TObject, type TSchema } from '@sinclair/typebox';
+import { Type, type TObject } from '@sinclair/typebox';
+import { AoiSchema } from './aoi.ts';
 import { RasterRequestSchema } from './raster.ts';
 import { VectorRequestSchema } from './vector.ts';
 import { RasterStacRequestSchema, RasterStacSearchRequestSchema, VectorStacRequestSchema } from './stac.ts';
@@ -47,8 +48,8 @@ const SubscriberSchema = Type.Object(
 /** The body of `POST /processes/{id}/execution` for a process. */
 export function executeSchema(id: ProcessId) {
   const body: TObject = PROCESS_BODIES[id];
-  const aoi = body.properties['aoi'] as TSchema;
-  const inputs = Type.Composite([Type.Omit(body, ['aoi']), Type.Object({ aoi: Type.Union([aoi, ZonesRefSchema]) })], {
+  // Zones given as a raster are one request's work (a scan of the raster), not a job's: jobs take polygons.
+  const inputs = Type.Composite([Type.Omit(body, ['aoi', 'zones']), Type.Object({ aoi: Type.Union([AoiSchema, ZonesRefSchema]) })], {
     additionalProperties: false,
     description: `The body of ${id.replace('zonal-stats-', 'the ')} endpoint, whose \`aoi\` may also be a reference to a zones file.`,
   });
@@ -58,22 +59,27 @@ export function executeSchema(id: ProcessId) {
       subscriber: Type.Optional(SubscriberSchema),
       response: Type.Optional(Type.Literal('document')),
     },
-    { additionalProperties: false, examples: ((body.examples as unknown[] | undefined) ?? []).map((inputs) => ({ inputs })) },
+    {
+      additionalProperties: false,
+      examples: ((body.examples as Record<string, unknown>[] | undefined) ?? []).filter((e) => 'aoi' in e).map((inputs) => ({ inputs })),
+    },
   );
 }
 
 /** OGC's description of a process's inputs, from the endpoint's schema. */
 export function processInputs(id: ProcessId): Record<string, unknown> {
   const body: TObject = PROCESS_BODIES[id];
-  const required = new Set(body.required ?? []);
+  const required = new Set([...(body.required ?? []), 'aoi']);
   return Object.fromEntries(
-    Object.entries(body.properties).map(([name, schema]) => {
-      const s = name === 'aoi' ? { oneOf: [schema, ZonesRefSchema] } : schema;
-      return [
-        name,
-        { title: name, description: (schema as { description?: string }).description ?? '', schema: s, minOccurs: required.has(name) ? 1 : 0, maxOccurs: 1 },
-      ];
-    }),
+    Object.entries(body.properties)
+      .filter(([name]) => name !== 'zones')
+      .map(([name, schema]) => {
+        const s = name === 'aoi' ? { oneOf: [schema, ZonesRefSchema] } : schema;
+        return [
+          name,
+          { title: name, description: (schema as { description?: string }).description ?? '', schema: s, minOccurs: required.has(name) ? 1 : 0, maxOccurs: 1 },
+        ];
+      }),
   );
 }
 

@@ -5,8 +5,22 @@ import { DEMO_URL, StatsSchema, UrlSchema } from './common.ts';
 
 export const RasterRequestSchema = Type.Object(
   {
-    aoi: AoiSchema,
+    aoi: Type.Optional(AoiSchema),
     url: UrlSchema,
+    zones: Type.Optional(
+      Type.Object(
+        {
+          url: Type.Optional(UrlSchema),
+          asset: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'On raster/stac: the asset of the Item that holds the zones.' })),
+          band: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: 'Its band (1-based); default 1.' })),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'Zones given as a raster, in place of `aoi` (a land-cover or district raster): each distinct value of its band is one zone, answered as a row keyed `zone` (ascending), with the same statistics. Same CRS as the value raster, cells of the same size, a whole multiple, or a whole fraction of the value cells, edges on edges. A zone covers a value cell by the share of the cell its zone cells fill (1 or 0 unless the zones raster is finer; then `pixels` decides: fractional counts the share, center the zone cell at the cell centre, all_touched any). Nodata zone cells and zone cells beyond the value raster belong to no zone.',
+        },
+      ),
+    ),
     radius: Type.Optional(
       Type.Number({
         minimum: 0,
@@ -186,6 +200,7 @@ export const RasterRequestSchema = Type.Object(
         pixels: 'fractional',
         histogram: { bins: 4, range: [200, 400] },
       },
+      { url: `${DEMO_URL}elev.cog.tif`, zones: { url: `${DEMO_URL}elev_zones.tif` }, stats: ['count', 'mean', 'stdev', 'quantile(q=0.9)'] },
     ],
   },
 );

@@ -1,6 +1,7 @@
 /** STAC request schemas (contract §2): the raster / vector fields, `url` is the Item, plus `asset`. */
 import { Type } from '@sinclair/typebox';
 import { DEMO_STAC_URL, PUBLIC_S2_ITEM } from './common.ts';
+import { AoiSchema } from './aoi.ts';
 import { RasterRequestSchema } from './raster.ts';
 import { VectorRequestSchema } from './vector.ts';
 
@@ -49,8 +50,10 @@ export const VectorStacRequestSchema = Type.Composite([Type.Omit(VectorRequestSc
 
 export const RasterStacSearchRequestSchema = Type.Composite(
   [
-    Type.Omit(RasterRequestSchema, ['url']),
+    // Zones × time takes polygons: a zones raster would be one grid among the Items' many.
+    Type.Omit(RasterRequestSchema, ['url', 'aoi', 'zones']),
     Type.Object({
+      aoi: AoiSchema,
       stac: Type.Object(
         {
           url: Type.String({

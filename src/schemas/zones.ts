@@ -71,7 +71,7 @@ function whatToFix(path: string, message: string): string {
 }
 
 /** The question of a body: everything but its zones. */
-export function questionOf<K extends string, B extends { aoi: unknown; radius?: number; include_geometry?: boolean }>(
+export function questionOf<K extends string, B extends { aoi?: unknown; radius?: number; include_geometry?: boolean }>(
   kind: K,
   body: B,
 ): Omit<B, 'aoi' | 'radius' | 'include_geometry'> & { kind: K } {

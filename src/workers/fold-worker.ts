@@ -16,6 +16,7 @@ import { inflateBackend, type InflateInfo } from '../codecs/deflate.ts';
 import { wkbPolygonalAreaM2 } from '../geometry/wkb.ts';
 import { overlapGroups as groupsOf, type UnionJob } from '../vector/data-area.ts';
 export { previewGrid as preview } from '../raster/preview.ts';
+export { zoneScan } from '../raster/fold-zones.ts';
 
 /** One chunk of vector features (see vector/tally.ts). */
 async function vectorChunk(task: VectorChunkTask): Promise<VectorChunkResult> {

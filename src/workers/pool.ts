@@ -9,6 +9,7 @@ import type { VectorGroupTask, VectorGroupResult, VectorGroupZonesTask } from '.
 import type { UnionJob } from '../vector/data-area.ts';
 import { preloadImageCodecs } from '../raster/codecs/image.ts';
 import { previewGrid, type PreviewGrid, type PreviewTask } from '../raster/preview.ts';
+import { zoneScan, type ZoneScanResult, type ZoneScanTask } from '../raster/fold-zones.ts';
 import { inflateBackend, type InflateInfo } from '../codecs/deflate.ts';
 
 export type { InflateInfo };
@@ -25,6 +26,8 @@ export interface FoldRunner {
   unionAreas(jobs: UnionJob[], signal?: AbortSignal): Promise<number[]>;
   /** A coarse grid of a level's band 1 (sources/info's preview): its blocks decoded in a worker. */
   preview(task: PreviewTask, signal?: AbortSignal): Promise<PreviewGrid>;
+  /** Blocks of a zones raster: the zone values in each and the value cells they touch (zones given as a raster). */
+  zoneScan(task: ZoneScanTask, signal?: AbortSignal): Promise<ZoneScanResult>;
   /** Tasks queued or running, for load shedding. */
   readonly pending: number;
   /** Share of the worker threads' time spent on tasks since start, 0..1 (0 inline). */
@@ -76,6 +79,7 @@ function inlineRunner(): FoldRunner {
       return unionAreas(jobs);
     },
     preview: (task) => tasks.count(() => previewGrid(task)),
+    zoneScan: (task) => tasks.count(() => zoneScan(task)),
     async overlapGroups(boxes) {
       return overlapGroups(boxes);
     },
@@ -184,7 +188,18 @@ function poolRunner(workers: number): FoldRunner {
     });
   return {
     run: (task, signal) =>
-      send<FoldResult>(undefined, task, blockBuffers(task.blocks, ...(task.extras ?? []).map((e) => e.blocks), task.classes?.blocks ?? []), signal),
+      send<FoldResult>(
+        undefined,
+        task,
+        blockBuffers(
+          task.blocks,
+          ...(task.extras ?? []).map((e) => e.blocks),
+          task.classes?.blocks ?? [],
+          task.weights?.blocks ?? [],
+          task.zoneRaster?.blocks ?? [],
+        ),
+        signal,
+      ),
     vectorGroup: (task, signal) =>
       send<VectorGroupResult>(
         'vectorGroup',
@@ -200,6 +215,7 @@ function poolRunner(workers: number): FoldRunner {
         signal,
       ),
     preview: (task, signal) => send<PreviewGrid>('preview', task, blockBuffers(task.blocks), signal),
+    zoneScan: (task, signal) => send<ZoneScanResult>('zoneScan', task, blockBuffers(task.blocks), signal),
     overlapGroups: (boxes, signal) => send<number[][]>('overlapGroups', boxes, [boxes.buffer as ArrayBuffer], signal),
     unionAreas: (jobs, signal) => tasks.count(() => poolUnionAreas(pool, workers, jobs, signal)),
     get pending() {

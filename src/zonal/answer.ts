@@ -6,6 +6,7 @@
  */
 import { rasterZones, type RasterDeps } from './raster.ts';
 import { vectorZones } from './vector.ts';
+import { rasterZoneOutcomes } from './raster-zones.ts';
 import { rasterAsset, vectorAsset } from './stac.ts';
 import { stacSearchOutcomes, type StacSearchDeps } from './stac-search.ts';
 import { outcomesOf } from './zones.ts';
@@ -17,11 +18,15 @@ export type AnswerDeps = StacSearchDeps;
 export async function* answer(question: Question, zones: readonly Zone[], deps: AnswerDeps): AsyncGenerator<ZoneOutcome> {
   switch (question.kind) {
     case 'raster':
-      yield* outcomesOf(zones, rasterZones(question, zones, deps));
+      // Zones given as a raster: the zones are its values, found by the use case.
+      if (question.zones) yield* rasterZoneOutcomes(question, deps);
+      else yield* outcomesOf(zones, rasterZones(question, zones, deps));
       return;
     case 'raster-stac': {
       const { query, bandDefaults } = await rasterAsset(question, deps);
-      yield* outcomesOf(zones, rasterZones(query, zones, { ...deps, bandDefaults } satisfies RasterDeps));
+      const assetDeps = { ...deps, bandDefaults } satisfies RasterDeps;
+      if (query.zones) yield* rasterZoneOutcomes(query, assetDeps);
+      else yield* outcomesOf(zones, rasterZones(query, zones, assetDeps));
       return;
     }
     case 'raster-stac-search':

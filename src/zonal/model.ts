@@ -60,6 +60,8 @@ interface RasterOptions {
   default_weight?: number;
   /** exactextract's weighting raster (weighted_* statistics). */
   weights?: { url?: string; asset?: string; band?: number };
+  /** Zones given as a raster (in place of polygons): each distinct value of its band is a zone (zonal/raster-zones.ts). */
+  zones?: { url?: string; asset?: string; band?: number };
   expression?: string;
   mask?: { band?: number; asset?: string; include?: number[]; exclude?: number[] };
   histogram?: { bins: number | number[]; range?: [number, number] };

@@ -23,7 +23,7 @@ import type { Needs } from './engine.ts';
 import type { Slots } from './slots.ts';
 import type { ZonePlan } from '../raster/plan.ts';
 import type { RasterQuery } from './model.ts';
-import { openWeights, type WeightSource } from './raster-weights.ts';
+import { openWeights, type WeightSource, type ZoneRaster } from './raster-aligned.ts';
 
 /** A zone ready to read; `share` names a plan that other rasters of the same grid reuse (and their workers its coverage). */
 export type PlannedZone =
@@ -87,8 +87,10 @@ export interface RasterContext {
   readonly extras: { reader: RasterReader; level: RasterLevel; bands: FoldBand[] }[];
   /** The class raster of a mask from another raster, read by nearest neighbour. */
   readonly classSource: { reader: RasterReader; level: RasterLevel; nodata: number | null } | null;
-  /** The weighting raster of weighted_* statistics (raster-weights.ts). */
+  /** The weighting raster of weighted_* statistics (raster-aligned.ts). */
   readonly weightSource?: WeightSource;
+  /** Zones given as a raster (raster-zones.ts): the zones are its values. */
+  readonly zoneSource?: ZoneRaster;
 }
 /** The request's histogram, checked in the user's words (the schema checks the types). */
 function parseHistogram(h: RasterQuery['histogram']): HistogramSpec | null {

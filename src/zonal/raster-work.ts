@@ -75,7 +75,9 @@ function answerZone(ctx: RasterContext, z: Exclude<PlannedZone, { error: unknown
     keepValues: keepsAll(ctx),
     channels: extra.map((c) => ({ names: c.names, weighted: channelWeighted(c.weighting, fractional) })),
   };
-  const { accs, more, missing, dataAreaM2, classAreas, masked } = mergePartials(options, partials);
+  const { accs, more, missing, dataAreaM2, zoneAreaM2, classAreas, masked } = mergePartials(options, partials);
+  // A zone of a zones raster has no geometry: its area is that of the cells it covers.
+  const aoiAreaM2 = z.plan.selection.kind === 'zone' ? zoneAreaM2 : z.aoiAreaM2;
   // Cell ids are on the full-resolution grid (per-cell statistics are refused with approx_stats).
   const grid = (ctx.reader.info.levels[0] as RasterLevel).grid;
   const context = { cellCenter: (id: number) => toWorld(grid, (id % grid.width) + 0.5, Math.floor(id / grid.width) + 0.5) };
@@ -88,13 +90,13 @@ function answerZone(ctx: RasterContext, z: Exclude<PlannedZone, { error: unknown
     if (ctx.categorical) extra['classes'] = classesOf(acc, classAreas[k] as Map<number, number>, classes);
     // A weighted channel that counted a pixel without a weight answers null (exactextract: NaN).
     const channel = (m: (typeof more)[number][number], c: number) => {
-      const stats = bandStats(m, z.aoiAreaM2, 0, { context }) as Record<string, unknown>;
+      const stats = bandStats(m, aoiAreaM2, 0, { context }) as Record<string, unknown>;
       return (missing[k]?.[c] ?? 0) > 0 ? Object.fromEntries(Object.keys(stats).map((key) => [key, null])) : stats;
     };
     const others = Object.assign({}, ...(more[k] ?? []).map(channel)) as Record<string, unknown>;
     delete others['aoi_area'];
     delete others['data_area'];
-    statistics[key] = { ...bandStats(acc, z.aoiAreaM2, z.isArea ? (dataAreaM2[k] ?? 0) : 0, { context }), ...others, ...extra };
+    statistics[key] = { ...bandStats(acc, aoiAreaM2, z.isArea ? (dataAreaM2[k] ?? 0) : 0, { context }), ...others, ...extra };
   });
   tally.pixels += z.plan.pixels;
   tally.zones += 1;
@@ -114,7 +116,7 @@ function channelsOfTask(ctx: RasterContext): Pick<FoldTask, 'names' | 'weighting
 function weightedOf(zone: { plan: ZonePlan; isArea: boolean }): boolean {
   // Fractional coverage weights pixels (contract §5 weighted definitions); the other rules count them.
   const sel = zone.plan.selection;
-  return zone.isArea && sel.kind === 'polygon' && sel.rule === 'fractional';
+  return zone.isArea && sel.kind !== 'point' && sel.rule === 'fractional';
 }
 
 /** Per block of a task, the part of it its zones cover (only that is decoded); and the class blocks under them. */
@@ -128,17 +130,31 @@ function taskNeeds(ctx: RasterContext, zones: readonly PlannedZone[], level: Ras
       }, null) ?? bw
     );
   });
-  return { needs, classNeeds: lookupNeeds(ctx.classSource?.level, level, needs), weightNeeds: lookupNeeds(ctx.weightSource?.level, level, needs) };
+  const zs = ctx.zoneSource;
+  return {
+    needs,
+    classNeeds: lookupNeeds(ctx.classSource?.level, level, needs),
+    weightNeeds: lookupNeeds(ctx.weightSource?.level, level, needs),
+    zoneNeeds: lookupNeeds(zs?.level, level, needs, zs),
+  };
 }
 
-/** The blocks of a raster read by nearest neighbour (a class raster, a weights raster) under the needed windows, and the part of each. */
-function lookupNeeds(other: RasterLevel | undefined, level: RasterLevel, needs: readonly PixelWindow[]): Map<number, PixelWindow> {
+/**
+ * The blocks of a raster read by nearest neighbour (a class, weights or zones raster) under the needed
+ * windows, and the part of each; `sub`: nx × ny of its cells in a value cell (finer zones).
+ */
+function lookupNeeds(
+  other: RasterLevel | undefined,
+  level: RasterLevel,
+  needs: readonly PixelWindow[],
+  sub?: { nx: number; ny: number },
+): Map<number, PixelWindow> {
   const out = new Map<number, PixelWindow>();
   if (!other) return out;
   for (const need of needs) {
-    const cells = cellsUnder(level.grid, need, other.grid);
+    const cells = cellsUnder(level.grid, need, other.grid, sub);
     if (!cells) continue;
-    for (const b of blocksUnder(level.grid, need, other)) {
+    for (const b of blocksUnder(level.grid, need, other, sub)) {
       const part = intersectWindows(blockWindow(other, b), cells);
       if (part) out.set(b, unionWindows(out.get(b) ?? null, part));
     }
@@ -178,7 +194,7 @@ async function readTask(
   level: RasterLevel,
   ids: readonly number[],
   needs: readonly PixelWindow[],
-  lookups: { classIds: number[]; weightIds: number[] },
+  lookups: { classIds: number[]; weightIds: number[]; zoneIds: number[] },
 ) {
   const { deps } = ctx;
   const cacheBytes = deps.config.tileCacheBytes;
@@ -192,8 +208,9 @@ async function readTask(
   };
   const cs = ctx.classSource;
   const ws = ctx.weightSource;
+  const zs = ctx.zoneSource;
   const fetchStart = performance.now();
-  const [blocks, extras, classBlocks, weightBlocks] = await Promise.all([
+  const [blocks, extras, classBlocks, weightBlocks, zoneBlocks] = await Promise.all([
     ctx.reader.readBlocks(level, ids, ctx.bands, deps.signal, cacheBytes > 0 ? fromCache : undefined),
     // Other rasters of the same grid and tiling: the same blocks; a class raster: the blocks under them.
     Promise.all(
@@ -201,8 +218,9 @@ async function readTask(
     ),
     cs ? cs.reader.readBlocks(cs.level, lookups.classIds, [1], deps.signal) : Promise.resolve([]),
     ws ? ws.reader.readBlocks(ws.level, lookups.weightIds, [ws.band], deps.signal) : Promise.resolve([]),
+    zs ? zs.reader.readBlocks(zs.level, lookups.zoneIds, [zs.band], deps.signal) : Promise.resolve([]),
   ]);
-  return { blocks, extras, classBlocks, weightBlocks, keep, fetchMs: performance.now() - fetchStart };
+  return { blocks, extras, classBlocks, weightBlocks, zoneBlocks, keep, fetchMs: performance.now() - fetchStart };
 }
 
 /** Reads a task of blocks and folds, in a worker, the zones that need them: their partials by zone and block. */
@@ -227,12 +245,17 @@ async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], task: 
       return k;
     }),
   );
-  const { needs, classNeeds, weightNeeds } = taskNeeds(ctx, zones, level, task);
+  const { needs, classNeeds, weightNeeds, zoneNeeds } = taskNeeds(ctx, zones, level, task);
   const sorted = (m: Map<number, PixelWindow>): number[] => [...m.keys()].sort((a, b) => a - b);
   const ids = task.map((u) => u.key.block);
-  const read = await readTask(ctx, zones.length === 1, level, ids, needs, { classIds: sorted(classNeeds), weightIds: sorted(weightNeeds) });
+  const read = await readTask(ctx, zones.length === 1, level, ids, needs, {
+    classIds: sorted(classNeeds),
+    weightIds: sorted(weightNeeds),
+    zoneIds: sorted(zoneNeeds),
+  });
   const cs = ctx.classSource;
   const ws = ctx.weightSource;
+  const zs = ctx.zoneSource;
   const { info } = reader;
   const fold: FoldTask = {
     format,
@@ -249,6 +272,7 @@ async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], task: 
     extras: read.extras,
     ...(cs ? { classes: lookupSource(cs, 1, read.classBlocks, classNeeds) } : {}),
     ...(ws ? { weights: { ...lookupSource(ws, ws.band, read.weightBlocks, weightNeeds), scale: ws.scale, offset: ws.offset } } : {}),
+    ...(zs ? { zoneRaster: { ...lookupSource(zs, zs.band, read.zoneBlocks, zoneNeeds), nx: zs.nx, ny: zs.ny } } : {}),
     keep: read.keep,
   };
   const result = await foldInWorker(ctx, fold, read.fetchMs);

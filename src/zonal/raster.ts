@@ -11,7 +11,7 @@ import type { Aoi } from '../geometry/types.ts';
 import { pixelSize } from '../geometry/grid.ts';
 import { needsOf } from '../stats/names.ts';
 import type { RasterLevel } from '../raster/reader.ts';
-import { planZone } from '../raster/plan.ts';
+import { planZone, type ZonePlan } from '../raster/plan.ts';
 import { parseZones, planEach } from './zones.ts';
 import { answerZones } from './engine.ts';
 import { rasterWork } from './raster-work.ts';
@@ -61,20 +61,25 @@ function planRasterZone(ctx: RasterContext, aoi: Aoi): Exclude<PlannedZone, { er
     maxApproxPixels: config.maxApproxPixels,
     approxMinPixels: APPROX_MIN_PIXELS,
   });
-  const fractional = plan.selection.kind === 'polygon' && plan.selection.rule === 'fractional';
-  // What a zone holds until it is answered, per channel: its kept values (8 bytes, 16 with weights) and its
-  // counted cells (id, value, cᵢ, copied once to be sorted, then a list of each in the answer).
-  const held = ctx.channels.reduce((sum, c, k) => {
-    const needs = needsOf(c.names);
-    return sum + (needs.values || (k === 0 && keepsAll(ctx)) ? (fractional ? 16 : 8) : 0) + (needs.cells ? 80 : 0);
-  }, 0);
   return {
     plan,
     aoiAreaM2,
     isArea: aoi.kind === 'area',
     units: plan.blocks.map((block) => ({ level: plan.level, block })),
-    bytes: 1024 + plan.pixels * held,
+    bytes: heldBytes(ctx, plan),
   };
+}
+
+/** What a zone holds until it is answered (the engine's passes keep the sum bounded). */
+export function heldBytes(ctx: RasterContext, plan: ZonePlan): number {
+  const fractional = plan.selection.kind !== 'point' && plan.selection.rule === 'fractional';
+  // Per channel: its kept values (8 bytes, 16 with weights) and its counted cells (id, value, cᵢ, copied
+  // once to be sorted, then a list of each in the answer).
+  const held = ctx.channels.reduce((sum, c, k) => {
+    const needs = needsOf(c.names);
+    return sum + (needs.values || (k === 0 && keepsAll(ctx)) ? (fractional ? 16 : 8) : 0) + (needs.cells ? 80 : 0);
+  }, 0);
+  return 1024 + plan.pixels * held;
 }
 
 /** The geometry with every position's first two numbers swapped ([lat, lon] given for [lon, lat]). */

@@ -29,13 +29,14 @@ export async function rasterAsset(q: RasterQuery & { asset?: string }, deps: Ite
   }
   const { asset: _asset, ...rest } = q;
   const weights = q.weights?.asset === undefined ? {} : { weights: { url: tiffHref(item, base, q.weights.asset), band: q.weights.band ?? 1 } };
-  return { query: { ...rest, ...weights, url: resolveHref(base, asset.href as string) }, bandDefaults: rasterBandsOf(asset) };
+  const zones = q.zones?.asset === undefined ? {} : { zones: { url: tiffHref(item, base, q.zones.asset, 'zones'), band: q.zones.band ?? 1 } };
+  return { query: { ...rest, ...weights, ...zones, url: resolveHref(base, asset.href as string) }, bandDefaults: rasterBandsOf(asset) };
 }
 
-/** The URL of a GeoTIFF asset of an Item (the weights' asset), or the 422 that says why not. */
-export function tiffHref(item: Parameters<typeof pickAsset>[0], base: URL, key: string): string {
+/** The URL of a GeoTIFF asset of an Item (the weights' or the zones' asset), or the 422 that says why not. */
+export function tiffHref(item: Parameters<typeof pickAsset>[0], base: URL, key: string, role: 'weights' | 'zones' = 'weights'): string {
   const [name, asset] = pickAsset(item, key);
-  if (!isGeoTiffAsset(asset)) throw new ZonalError('unsupported_asset', `The weights asset "${name}" is ${String(asset.type)}, not a GeoTIFF.`);
+  if (!isGeoTiffAsset(asset)) throw new ZonalError('unsupported_asset', `The ${role} asset "${name}" is ${String(asset.type)}, not a GeoTIFF.`);
   return resolveHref(base, asset.href as string);
 }
 

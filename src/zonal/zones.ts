@@ -6,7 +6,7 @@
 import { ZonalError } from '../errors.ts';
 import { parseAoi } from '../geometry/aoi.ts';
 import type { Aoi } from '../geometry/types.ts';
-import type { StatsResponse, Zone, ZoneError, ZoneOutcome } from './model.ts';
+import type { StatsResponse, Zone, ZoneError, ZoneInput, ZoneOutcome } from './model.ts';
 
 /** Codes that belong to one zone; any other error is the request's. */
 const ZONE_CODES = new Set([
@@ -62,12 +62,12 @@ export async function planEach<T, P>(inputs: readonly T[], plan: (input: T, i: n
 
 /** The outcome of each zone, in order, from a use case's answers (one per zone, in input order). */
 export async function* outcomesOf(
-  zones: readonly Zone[],
+  zones: readonly ZoneInput[],
   answers: AsyncIterable<{ statistics: StatsResponse } | { error: unknown }>,
 ): AsyncGenerator<ZoneOutcome> {
   let i = 0;
   for await (const answer of answers) {
-    const zone = zones[i++] as Zone;
+    const zone = zones[i++] as ZoneInput;
     if ('statistics' in answer) {
       yield { zone, statistics: answer.statistics };
       continue;

@@ -22,7 +22,10 @@ describe('OpenAPI document', () => {
   it('documents the raster endpoint with its request schema and problem responses', async () => {
     const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const op = doc.paths['/api/v1/zonal-stats/raster'].post;
-    expect(op.requestBody.content['application/json'].schema.required).toEqual(['aoi', 'url']);
+    const body = op.requestBody.content['application/json'].schema;
+    // The zones: `aoi`, or `zones` (a zones raster); which one is checked with the user's words (test/zonal/raster-zones.test.ts).
+    expect(body.required).toEqual(['url']);
+    expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(['aoi', 'zones']));
     expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '403', '415', '422', '502', '504']));
   });
 

@@ -165,6 +165,23 @@ describe('STAC endpoints', () => {
       );
       expect(onRaster.detail).toContain('names an "asset" on the STAC endpoints only');
     });
+
+    it("`zones: {asset}` takes the Item's asset as the zones raster, as the raster endpoint takes its url", async () => {
+      // The 20 m weights as zones: each of their values a zone of 2 × 2 value cells.
+      const stac = await post(RASTER_STAC, { url: web.url(ITEM), asset: 'values', zones: { asset: 'weights' }, stats: ['count', 'sum', 'cell_id'] });
+      const direct = await post(RASTER, {
+        url: web.url('/raster/synthetic/tiny_uint8.tif'),
+        zones: { url: web.url('/raster/synthetic/tiny_weights_20m.tif') },
+        stats: ['count', 'sum', 'cell_id'],
+      });
+      expect(stac.statusCode, stac.body).toBe(200);
+      expect(stac.body).toBe(direct.body);
+      const features = (stac.json() as { features: { id: number; properties: { zone: number } }[] }).features;
+      expect(features.length).toBeGreaterThan(1);
+      expect(features.map((f) => f.id)).toEqual([...features.map((f) => f.properties.zone)].sort((a, b) => a - b));
+      const notTiff = expectProblem(await post(RASTER_STAC, { url: web.url(ITEM), asset: 'values', zones: { asset: 'notes' } }), 422, 'unsupported_asset');
+      expect(notTiff.detail).toContain('The zones asset "notes" is text/plain, not a GeoTIFF.');
+    });
   });
 
   describe('raster/stac on the shared Olinda Item (fixtures/raster/stac/olinda-l7.json)', () => {

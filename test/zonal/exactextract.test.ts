@@ -21,88 +21,16 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, fixtureUrl } from '../helpers/build-app.ts';
+import { agrees, asked, batches, NOT_YET, type Cast } from '../helpers/exactextract.ts';
 
 const DIR = new URL('../../fixtures/exactextract/', import.meta.url);
 const read = (f: string): unknown => JSON.parse(readFileSync(new URL(f, DIR), 'utf8'));
-
-/** Operations not answered yet: left out of these checks, by name (none today). */
-const NOT_YET = new Set<string>();
-
-type Cast = 'int' | 'float32' | 'none';
-
-/** An exactextract operation as this service is asked it, and the key of its answer. */
-function asked(op: string): { stat: string; key: string; cast: boolean } | null {
-  const m = /^(\w+)(?:\((.*)\))?$/.exec(op);
-  if (!m) throw new Error(`unreadable op ${op}`);
-  const [, name = '', inner] = m;
-  if (NOT_YET.has(name)) return null;
-  const args = inner ?? '';
-  const call = (n: string, a: string): string => (a === '' ? n : `${n}(${a})`);
-  if (name === 'majority') return { stat: call('mode', args), key: 'mode', cast: false };
-  if (name === 'median') return { stat: `quantile(${['q=0.5', args].filter((a) => a !== '').join(',')})`, key: 'quantile_50', cast: true };
-  if (name === 'quantile') {
-    const q = Number(/q=([^,]+)/.exec(args)?.[1]);
-    return { stat: call(name, args), key: `quantile_${Math.trunc(q * 100)}`, cast: true };
-  }
-  return { stat: call(name, args), key: name, cast: false };
-}
-
-const castTo = (cast: Cast, x: number): number => (cast === 'int' ? Math.trunc(x) : cast === 'float32' ? Math.fround(x) : x);
-
-/** Whether the service's answer `got` is exactextract's `want` under the rules above. */
-function agrees(op: string, got: unknown, want: unknown, cast: Cast | null, empty: boolean): boolean {
-  const base = op.split('(')[0] as string;
-  if (want === 'NaN' || want === null) return got === null;
-  if ((base === 'sum' || base === 'weighted_sum') && empty && want === 0) return got === null;
-  // A weighted list or map with NaN in it (a pixel without a weight): null here.
-  const nan = (x: unknown): boolean => x === 'NaN';
-  if (got === null && Array.isArray(want) && want.some(nan)) return true;
-  if (got === null && typeof want === 'object' && Object.values(want as object).some(nan)) return true;
-  if (Array.isArray(want)) {
-    if (!Array.isArray(got) || got.length !== want.length) return false;
-    // unique in hash order; the per-cell lists in cell order (coverage in float32, centres to the last bits).
-    if (base === 'unique') {
-      const a = [...(want as number[])].sort((x, y) => x - y);
-      const b = [...(got as number[])].sort((x, y) => x - y);
-      return a.every((x, i) => x === b[i]);
-    }
-    if (base === 'values' || base === 'cell_id') return want.every((x, i) => x === got[i]);
-    // A partly covered cell's cᵢ is off by float32's step of a whole cell's, not of its own.
-    const whole = Math.max(...(want as number[]).map(Math.abs), 1e-300);
-    return want.every((x, i) => Math.abs((got[i] as number) - (x as number)) <= 3e-7 * Math.max(whole, Math.abs(x as number)));
-  }
-  if (typeof want === 'object') {
-    if (got === null || typeof got !== 'object') return false;
-    const w = new Map(Object.entries(want as Record<string, number>).map(([k, v]) => [Number(k), v]));
-    const g = new Map(Object.entries(got as Record<string, number>).map(([k, v]) => [Number(k), v]));
-    return w.size === g.size && [...w].every(([k, v]) => g.has(k) && close(g.get(k) as number, v));
-  }
-  if (typeof got !== 'number' || typeof want !== 'number') return false;
-  if (base === 'variety') return got === want;
-  if (cast !== null) return castTo(cast, got) === want || close(got, want);
-  return close(got, want);
-}
-
-function close(got: number, want: number): boolean {
-  return Math.abs(got - want) <= 3e-7 * Math.max(1, Math.abs(want));
-}
 
 interface OracleFile {
   raster: string;
   weights: { raster: string; band: number } | null;
   band: number;
   zones: { id: string; aoi: unknown; results: { op: string; key: string; value?: unknown; error?: string }[] }[];
-}
-
-/** Requests with distinct answer keys (two operations with one key cannot share one). */
-function batches<T extends { key: string }>(items: T[]): T[][] {
-  const out: T[][] = [];
-  for (const item of items) {
-    let batch = out.find((b) => !b.some((x) => x.key === item.key));
-    if (!batch) out.push((batch = []));
-    batch.push(item);
-  }
-  return out;
 }
 
 describe("exactextract's operations against exactextract", () => {

@@ -262,22 +262,27 @@ NODATA_BLOCK = (slice(11, 16), slice(14, 20))  # rows 11-15, cols 14-19
 TIE_BLOCK = (3, 11)  # rows 3-4, cols 11-12: two cells of 3, two of 5
 
 
-def write(name, arr, gdal_type, gt, nodata):
-    p = os.path.join(OUT, name)
+def write_tiff(p, arr, gdal_type, gt, nodata, srs_wkt):
+    """A small tiled GeoTIFF (16 x 16 blocks, DEFLATE) at path p, replacing any earlier one and its .aux.xml."""
     for f in (p, p + ".aux.xml"):
         if os.path.exists(f):
             os.unlink(f)
     h, w = arr.shape
     src = gdal.GetDriverByName("MEM").Create("", w, h, 1, gdal_type)
     src.SetGeoTransform(gt)
-    s = osr.SpatialReference()
-    s.ImportFromEPSG(4326)
-    src.SetProjection(s.ExportToWkt())
+    src.SetProjection(srs_wkt)
     b = src.GetRasterBand(1)
     b.WriteArray(arr)
     b.SetNoDataValue(nodata)
     gdal.GetDriverByName("GTiff").CreateCopy(
         p, src, options=["TILED=YES", "BLOCKXSIZE=16", "BLOCKYSIZE=16", "COMPRESS=DEFLATE"])
+    return p
+
+
+def write(name, arr, gdal_type, gt, nodata):
+    s = osr.SpatialReference()
+    s.ImportFromEPSG(4326)
+    write_tiff(os.path.join(OUT, name), arr, gdal_type, gt, nodata, s.ExportToWkt())
     return OUT_SUB + "/" + name
 
 
