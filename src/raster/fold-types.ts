@@ -77,8 +77,11 @@ export interface FoldTask {
   extras?: { format: BlockFormat; blocks: EncodedBlock[] }[];
   /** A class raster on another grid of the same CRS (a 20 m scene classification under 10 m bands). */
   classes?: ClassSource;
-  /** exactextract's weighting raster, read the same way (each value cell lies in one weights cell); its values × scale + offset. */
-  weights?: ClassSource & { scale: number; offset: number };
+  /**
+   * exactextract's weighting raster, read the same way (each value cell in one weights cell, or nx × ny weights
+   * cells in a value cell when finer); its values × scale + offset.
+   */
+  weights?: ClassSource & { scale: number; offset: number; nx?: number; ny?: number };
   /** Zones given as a raster: the zones of selection kind 'zone' are its cells of their value (raster/fold-zones.ts). */
   zoneRaster?: ClassSource & { nx: number; ny: number };
   /** Per block: return its newly decoded planes (on SharedArrayBuffers) for the process-wide decoded-tile cache. */

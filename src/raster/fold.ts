@@ -6,81 +6,20 @@
  * merged on the main thread by fold-merge.ts.
  */
 import { decodeBlock, recycle, sample64At, sampleAt, spanOf, type DecodedPlane, type DecodedBlock, type EncodedBlock } from './decode.ts';
-import { classLookup, lookupBlocks, rowLookup, type Lookup, type RowLookup } from './fold-lookup.ts';
+import { classLookup, lookupBlocks, type Lookup, type RowLookup } from './fold-lookup.ts';
 import { intersectWindows, type PixelWindow } from '../geometry/grid.ts';
 import { pixelAreaRows } from './pixel-area.ts';
 import type { Coverage } from '../coverage/coverage.ts';
-import { createAccumulator, type StatsAccumulator } from '../stats/accumulator.ts';
 import { compileExpression } from '../stats/expression.ts';
 import { sharedCoverage } from './fold-coverage.ts';
 import { zoneCoverage, zonePlane } from './fold-zones.ts';
-import { addCell, rowAreas } from './fold-weighting.ts';
-import { channelWeighted, isDefaultWeighting, type Weighting } from '../stats/weighting.ts';
+import { channelsFor, weightsLookup, type ChannelSet } from './fold-channels.ts';
 import type { BandPartial, FoldBand, FoldPartial, FoldProgram, FoldResult, FoldTask, FoldTimes, FoldZone } from './fold-types.ts';
 
 export type { FoldBand, FoldPartial, FoldProgram, FoldResult, FoldTask, FoldZone } from './fold-types.ts';
 export { mergePartials } from './fold-merge.ts';
 
 const now = (): number => performance.now();
-
-/**
- * A zone's channels on one window: the main accumulator's weighting (null: the plain rule, every covered cell
- * at its fraction, nodata left out) and the further channels', with their rows' cell areas.
- */
-/** A zone's accumulators for one band or output: the main one, and one per further channel with its count of unweighed cells. */
-interface ChannelSet {
-  acc: StatsAccumulator;
-  more: StatsAccumulator[] | null;
-  missing: number[];
-}
-
-function channelsFor(task: FoldTask, zone: FoldZone, cw: PixelWindow, weightsRow: RowLookup | null) {
-  const main = task.weighting && !isDefaultWeighting(task.weighting) ? task.weighting : null;
-  const extra = task.channels ?? [];
-  const grid = task.area.grid;
-  const width = task.format.levelWidth;
-  const mainAreas = main ? rowAreas(main, grid, cw.row0, cw.height) : null;
-  const extraAreas = extra.map((c) => rowAreas(c.weighting, grid, cw.row0, cw.height));
-  const weighs = extra.some((c) => c.weighting.byWeights) && weightsRow !== null;
-  // The weights under the window's current row, looked up once per row.
-  const wrow = weighs ? new Float64Array(cw.width) : null;
-  let filled = -1;
-  return {
-    accumulators: (): ChannelSet => ({
-      acc: createAccumulator({ names: task.names, weighted: main ? channelWeighted(main, zone.weighted) : zone.weighted, keepValues: task.keepValues }),
-      more: extra.length === 0 ? null : extra.map((c) => createAccumulator({ names: c.names, weighted: channelWeighted(c.weighting, zone.weighted) })),
-      missing: extra.map(() => 0),
-    }),
-    /** A cell of row `r` covered `f` (value NaN where nodata) into the main accumulator and every further channel. */
-    add(set: ChannelSet, f: number, value: number, r: number, c: number): void {
-      const cell = (cw.row0 + r) * width + cw.col0 + c;
-      const { acc, more } = set;
-      if (more !== null) {
-        let wi = Number.NaN;
-        if (wrow !== null) {
-          if (r !== filled) (weightsRow as RowLookup)(cw.row0 + (filled = r), cw.col0, cw.width, wrow);
-          wi = wrow[c] as number;
-        }
-        for (let k = 0; k < more.length; k++) {
-          const areas = extraAreas[k];
-          const ok = addCell(
-            more[k] as StatsAccumulator,
-            (extra[k] as { weighting: Weighting }).weighting,
-            f,
-            value,
-            areas ? (areas[r] as number) : 1,
-            cell,
-            wi,
-          );
-          if (!ok) set.missing[k] = (set.missing[k] as number) + 1;
-        }
-      }
-      if (main !== null) addCell(acc, main, f, value, mainAreas ? (mainAreas[r] as number) : 1, cell, Number.NaN);
-      else if (value !== value) acc.addNodata(f);
-      else acc.add(value, f, cell);
-    },
-  };
-}
 
 /** One zone's pixels of one decoded block into one accumulator per band. */
 function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Coverage, weightsRow: RowLookup | null): BandPartial[] {
@@ -89,7 +28,7 @@ function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Cove
   const { valid, maskStride } = block;
   const { col0, row0 } = block.window;
   const fill = task.format.fill;
-  const ch = channelsFor(task, zone, cw, weightsRow);
+  const ch = channelsFor(task, zone, cov, weightsRow);
   const ofZones = zone.selection.kind === 'zone';
   return task.bands.map(({ nodata, nodata64 = null, scale, offset }, b) => {
     const set = ch.accumulators();
@@ -165,7 +104,7 @@ function foldProgram(
   const sources = program.sources ?? task.bands.map((_, b) => ({ raster: 0, band: b }));
   const evaluate = program.expression ? compileExpression(program.expression.text, program.expression.names) : null;
   const outputs = evaluate ? [-1] : program.outputs;
-  const ch = channelsFor(task, zone, cw, weightsRow);
+  const ch = channelsFor(task, zone, cov, weightsRow);
   const sets = outputs.map(() => ch.accumulators());
   const classes = outputs.map(() => (task.categorical ? new Map<number, number>() : null));
   const dataArea = outputs.map(() => 0);
@@ -282,7 +221,7 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
           rasters = [block, ...(await Promise.all(extras.map((e) => decodeBlock(e.format, e.blocks[k] as EncodedBlock, false, span, times))))];
           times.planes += encoded.planes.filter((p) => p !== null).length + extras.length;
           if (cs && classOf) classAt = await classLookup(cs, task.area.grid, need ?? block.window, classOf.get);
-          if (ws && weightOf) weightsRow = await rowLookup(ws, task.area.grid, need ?? block.window, weightOf.get, ws);
+          if (ws && weightOf) weightsRow = await weightsLookup(ws, task.area.grid, need ?? block.window, weightOf.get);
         } catch (e) {
           times.total = now() - start;
           return { partials: [], decoded: [], times, failure: e instanceof Error ? e.message : String(e) };

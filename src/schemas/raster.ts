@@ -84,7 +84,7 @@ export const RasterRequestSchema = Type.Object(
         {
           additionalProperties: false,
           description:
-            "exactextract's weighting raster wᵢ for the weighted_* statistics (weighted_mean = Σxᵢcᵢwᵢ / Σcᵢwᵢ …), by `url` (or, on the STAC endpoints, the Item's `asset`): same CRS, cells the size of the value raster's or a whole multiple, their edges on the value raster's cell edges.",
+            "exactextract's weighting raster wᵢ for the weighted_* statistics (weighted_mean = Σxᵢcᵢwᵢ / Σcᵢwᵢ …), by `url` (or, on the STAC endpoints, the Item's `asset`): same CRS, cells the size of the value raster's, a whole multiple or a whole fraction of them, their edges on the value raster's cell edges. Finer weights are laid as exactextract lays them: a weighted statistic counts each weights cell of a pixel with its own weight and coverage.",
         },
       ),
     ),

@@ -1,10 +1,9 @@
 /**
  * Rasters laid cell on cell over the value raster, opened and checked before any pixel is read: `weights`
  * (exactextract's weighting raster) and `zones` (zones given as a raster). Same CRS, and grids whose cell
- * edges fall on each other's. Weights: cells the size of the value cells or a whole multiple, so that each
- * value cell lies in one weights cell (read by its centre, exactly); weights finer than the values
- * (exactextract then computes every statistic on the finer grid) are refused. Zones may also be finer: a
- * value cell then holds nx × ny zone cells.
+ * edges fall on each other's: cells the size of the value cells or a whole multiple, so that each value cell
+ * lies in one of their cells (read by its centre, exactly), or a whole fraction, a value cell then holding
+ * nx × ny of them.
  */
 import { ZonalError } from '../errors.ts';
 import type { Grid } from '../geometry/grid.ts';
@@ -12,6 +11,7 @@ import { openRaster, type RasterLevel, type RasterReader } from '../raster/reade
 import { effectiveNodata } from '../raster/pixels.ts';
 import type { ByteSource } from '../source/source.ts';
 import type { Weighting } from '../stats/weighting.ts';
+import { needsOf, type StatName } from '../stats/names.ts';
 import type { RasterQuery } from './model.ts';
 
 /** The weighting raster of a request: one band, read by nearest neighbour onto the value raster's cells. */
@@ -22,6 +22,9 @@ export interface WeightSource {
   nodata: number | null;
   scale: number;
   offset: number;
+  /** Its cells across and down a value cell when finer (1: each value cell lies in one of its cells). */
+  nx: number;
+  ny: number;
 }
 
 const describe = (g: Grid): string => `origin (${g.x0}, ${g.y0}), cells ${Math.abs(g.dx)} × ${Math.abs(g.dy)}, ${g.width} × ${g.height}`;
@@ -31,9 +34,10 @@ const whole = (x: number): boolean => Math.abs(x - Math.round(x)) <= 1e-9 * Math
 
 /**
  * How the other grid lies on the value grid: `{nx: 1, ny: 1}` when each value cell lies in one of its cells,
- * the number of its cells across and down a value cell when it is finer (zones only); or why it cannot.
+ * the number of its cells across and down a value cell when it is finer; or why it cannot.
  */
 function alignment(values: Grid, weights: Grid, role: 'weights' | 'zones'): { nx: number; ny: number } | string {
+  // Finer: nx × ny of its cells in each value cell (weighted statistics then count those, as exactextract).
   const both = `the value raster's grid is ${describe(values)}, the ${role} raster's ${describe(weights)}`;
   if ((values.rx ?? 0) !== 0 || (values.ry ?? 0) !== 0 || (weights.rx ?? 0) !== 0 || (weights.ry ?? 0) !== 0)
     return `a rotated grid cannot be weighted (${both})`;
@@ -44,10 +48,7 @@ function alignment(values: Grid, weights: Grid, role: 'weights' | 'zones'): { nx
   const aligned = whole((weights.x0 - values.x0) / values.dx) && whole((weights.y0 - values.y0) / values.dy);
   if (kx >= 1 && ky >= 1 && whole(kx) && whole(ky) && aligned) return { nx: 1, ny: 1 };
   const fineAligned = whole((weights.x0 - values.x0) / weights.dx) && whole((weights.y0 - values.y0) / weights.dy);
-  if (kx <= 1 && ky <= 1 && whole(1 / kx) && whole(1 / ky) && fineAligned) {
-    if (role === 'zones') return { nx: Math.round(1 / kx), ny: Math.round(1 / ky) };
-    return `weights finer than the values are not supported yet (exactextract then computes on the finer grid): ${both}`;
-  }
+  if (kx <= 1 && ky <= 1 && whole(1 / kx) && whole(1 / ky) && fineAligned) return { nx: Math.round(1 / kx), ny: Math.round(1 / ky) };
   return `the cell edges of one do not fall on the other's, as exactextract requires: ${both}`;
 }
 
@@ -55,7 +56,7 @@ function alignment(values: Grid, weights: Grid, role: 'weights' | 'zones'): { nx
 interface Weighable {
   readonly reader: RasterReader;
   readonly approx: boolean;
-  readonly channels: readonly { weighting: Weighting; names: readonly string[] }[];
+  readonly channels: readonly { weighting: Weighting; names: readonly StatName[] }[];
 }
 
 /**
@@ -98,8 +99,15 @@ export async function openWeights(
       'The weights raster is not in the CRS of the value raster: weights are laid cell on cell (reproject one onto the other first).',
     );
   }
-  const why = alignment(values, level.grid, 'weights');
-  if (typeof why === 'string') throw new ZonalError('validation_failed', `The weights raster cannot weigh this raster: ${why}.`);
+  const fit = alignment(values, level.grid, 'weights');
+  if (typeof fit === 'string') throw new ZonalError('validation_failed', `The weights raster cannot weigh this raster: ${fit}.`);
+  const perCell = ctx.channels.filter((c) => c.weighting.byWeights && needsOf(c.names).cells).flatMap((c) => c.names.filter((n) => needsOf([n]).cells));
+  if ((fit.nx > 1 || fit.ny > 1) && perCell.length > 0) {
+    throw new ZonalError(
+      'validation_failed',
+      `${perCell.map((n) => `'${n}'`).join(', ')} would list the cells of the weights' finer grid (as exactextract does), which this service does not: drop ${perCell.length > 1 ? 'them' : 'it'}, or give weights of the value cells' size or coarser.`,
+    );
+  }
   const nodata64 = reader.info.nodata64 ?? null;
   if (nodata64 !== null && (nodata64 >= 2n ** 53n || nodata64 <= -(2n ** 53n))) {
     // Weights are read as float64: past 2⁵³ a weight and the nodata could be one number (2⁶⁴ − 1 and 2⁶⁴ − 2).
@@ -109,7 +117,7 @@ export async function openWeights(
     );
   }
   const scaling = reader.info.scaling[band - 1] ?? { scale: 1, offset: 0 };
-  return { reader, level, band, nodata: effectiveNodata(reader.info.nodata, reader.info.dtype), ...scaling };
+  return { reader, level, band, nodata: effectiveNodata(reader.info.nodata, reader.info.dtype), ...scaling, ...fit };
 }
 
 /** A zones raster (zones given as a raster): one band, laid on the value raster's cells; nx × ny of its cells in a value cell when finer. */

@@ -134,7 +134,7 @@ function taskNeeds(ctx: RasterContext, zones: readonly PlannedZone[], level: Ras
   return {
     needs,
     classNeeds: lookupNeeds(ctx.classSource?.level, level, needs),
-    weightNeeds: lookupNeeds(ctx.weightSource?.level, level, needs),
+    weightNeeds: lookupNeeds(ctx.weightSource?.level, level, needs, ctx.weightSource),
     zoneNeeds: lookupNeeds(zs?.level, level, needs, zs),
   };
 }
@@ -271,7 +271,7 @@ async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], task: 
     program: ctx.program,
     extras: read.extras,
     ...(cs ? { classes: lookupSource(cs, 1, read.classBlocks, classNeeds) } : {}),
-    ...(ws ? { weights: { ...lookupSource(ws, ws.band, read.weightBlocks, weightNeeds), scale: ws.scale, offset: ws.offset } } : {}),
+    ...(ws ? { weights: { ...lookupSource(ws, ws.band, read.weightBlocks, weightNeeds), scale: ws.scale, offset: ws.offset, nx: ws.nx, ny: ws.ny } } : {}),
     ...(zs ? { zoneRaster: { ...lookupSource(zs, zs.band, read.zoneBlocks, zoneNeeds), nx: zs.nx, ny: zs.ny } } : {}),
     keep: read.keep,
   };

@@ -57,9 +57,15 @@ describe("exactextract's operations against exactextract", () => {
     // Weights of twice the value cell size, on its cell edges: every value pixel in one weights cell.
     ['float32_weighted_coarse.json', 'float32'],
     ['classes_uint8_weighted_coarse.json', 'int'],
+    // Weights of half the value cell size: exactextract computes every statistic on the weights' finer grid.
+    // Its weighted statistics are ours; its unweighted ones count the finer cells (count × 4), where ours keep
+    // the value cells (the contract's meaning): only the weighted ones are compared.
+    ['float32_weighted.json', 'float32'],
+    ['classes_uint8_weighted.json', 'int'],
   ];
   it.each(oracle)("oracle/%s: every operation and argument set this service answers, on every zone, as exactextract's CLI", async (file, cast) => {
     const o = read(`oracle/${file}`) as OracleFile;
+    const finer = !file.endsWith('_coarse.json') && o.weights !== null;
     const weights = o.weights ? { weights: { url: fixtureUrl(o.weights.raster), band: o.weights.band } } : {};
     let compared = 0;
     const left = new Set<string>();
@@ -67,8 +73,12 @@ describe("exactextract's operations against exactextract", () => {
       // Left out, by rule: a row the CLI failed on; and with weights, default_value on cells beyond the value
       // raster (the CLI computes on the union of both extents and fills them; here they are outside the grid).
       const beyond = (op: string): boolean => o.weights !== null && zone.id === 'partly_outside' && op.includes('default_value');
+      // On the finer grid exactextract gives the cells beside a polygon edge that lies on a cell edge a sliver of
+      // coverage (~1e-13, its grid's edges rounded); with coverage_weight=none a sliver counts its cell whole.
+      // The service's coverage there is exactly 0: such a zone's coverage_weight=none answers are left out.
+      const sliver = (op: string): boolean => zone.id === 'tie' && op.includes('coverage_weight=none');
       const rows = zone.results
-        .filter((r) => r.error === undefined && !beyond(r.op))
+        .filter((r) => r.error === undefined && !beyond(r.op) && (!finer || r.op.startsWith('weighted_')) && !(finer && sliver(r.op)))
         .flatMap((r) => {
           const a = asked(r.op);
           if (a === null) left.add(r.op.split('(')[0] as string);
@@ -105,7 +115,7 @@ describe("exactextract's operations against exactextract", () => {
         }
       }
     }
-    expect(compared).toBeGreaterThan(500);
+    expect(compared).toBeGreaterThan(finer ? 200 : 500);
     expect([...left].sort()).toEqual([...NOT_YET].filter((n) => left.has(n)).sort());
   });
 

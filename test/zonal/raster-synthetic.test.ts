@@ -298,6 +298,27 @@ describe('raster endpoint on synthetic rasters (hand-derived values)', () => {
     expect(dw.body.band_1.weighted_mean).toBeCloseTo(sum(cells.map(([c, r]) => v(c, r) * wd2(c, r))) / sum(cells.map(([c, r]) => wd2(c, r))), 12);
   });
 
+  it('weights of 5 m cells (2 × 2 in each pixel): each part counted with its own weight, as exactextract on the finer grid, by hand', async () => {
+    const url = fixtureUrl('raster/synthetic/tiny_uint8.tif');
+    const weights = { url: fixtureUrl('raster/synthetic/tiny_weights_5m.tif') };
+    const v = (c: number, r: number) => r * 6 + c + 1;
+    // w = 10·j + i + 1 of the 5 m cell (i, j); pixel (c, r) holds (2c .. 2c+1, 2r .. 2r+1).
+    const parts = (c: number, r: number) => [0, 1].flatMap((j) => [0, 1].map((i) => 10 * (2 * r + j) + 2 * c + i + 1));
+    const inner = [1, 2].flatMap((r) => [1, 2, 3].map((c) => [c, r] as const));
+    const sumW = sum(inner.flatMap(([c, r]) => parts(c, r)));
+    const sumXW = sum(inner.flatMap(([c, r]) => parts(c, r).map((w) => v(c, r) * w)));
+    const res = await post({ url, aoi: INNER, stats: ['weighted_mean', 'weighted_sum', 'count', 'mean'], weights });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.band_1.weighted_sum).toBe(sumXW);
+    expect(res.body.band_1.weighted_mean).toBeCloseTo(sumXW / sumW, 12);
+    // The unweighted statistics keep the value cells (exactextract's count the finer cells: 24 here).
+    expect(res.body.band_1).toMatchObject({ count: 6, mean: sum(inner.map(([c, r]) => v(c, r))) / 6 });
+    // A per-cell list of a weighted channel would list the finer grid's cells: refused.
+    const lists = await post({ url, aoi: INNER, stats: ['weights'], weights });
+    expect(lists.status).toBe(422);
+    expect(lists.body.detail).toContain("'weights' would list the cells of the weights' finer grid");
+  });
+
   it.each([
     ['no weights', {}, 'weighs each pixel by a weighting raster: give "weights"'],
     [
@@ -305,13 +326,13 @@ describe('raster endpoint on synthetic rasters (hand-derived values)', () => {
       { weights: { url: fixtureUrl('raster/synthetic/tiny_weights_shifted.tif') } },
       "the cell edges of one do not fall on the other's",
     ],
-    [
-      'weights finer than the values',
-      { weights: { url: fixtureUrl('raster/synthetic/tiny_weights_5m.tif') } },
-      'weights finer than the values are not supported yet',
-    ],
     ['a band the weights raster lacks', { weights: { url: fixtureUrl('raster/synthetic/tiny_weights_20m.tif'), band: 2 } }, 'The weights raster has no band 2'],
     ['weights in another CRS', { weights: { url: fixtureUrl('raster/elev.cog.tif') } }, 'not in the CRS of the value raster'],
+    [
+      'UInt64 weights whose nodata (2⁶⁴ − 2) lies past 2⁵³',
+      { weights: { url: fixtureUrl('raster/synthetic/tiny_uint64.tif') } },
+      'nodata (18446744073709551614) lies beyond 2⁵³, where uint64 weights cannot be told from it exactly',
+    ],
   ])('weighted statistics with %s: a 422 that says why', async (_what, extra, why) => {
     const res = await post({ url: fixtureUrl('raster/synthetic/tiny_uint8.tif'), aoi: INNER, stats: ['weighted_mean'], ...extra });
     expect(res.status).toBe(422);
