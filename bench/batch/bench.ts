@@ -39,11 +39,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { memOf, ROOT, runJson, startService as startLibService } from '../lib/child.ts';
+import { DATA_DIR, memOf, OUT_DIR, ROOT, runJson, startService as startLibService } from '../lib/child.ts';
+import { busyOver, CLK_TCK, cpuJiffies, ticksOf, waitIdle } from '../lib/machine.ts';
 import { PHASES, scrape } from '../lib/metrics.ts';
+import { eachLine } from '../lib/ndjson.ts';
+import { f1, f2, f3, int, num, say } from '../lib/report.ts';
 
-const DATA_DIR = join(ROOT, 'bench', 'data');
-const OUT_DIR = join(ROOT, 'bench', 'out');
 /** The Sentinel-2-layout raster (bench/lib/s2_data.py), measured. */
 const COG = join(DATA_DIR, 's2_B04.tif');
 /** The same layout, another file: the warm-up decodes its tiles, never COG's. */
@@ -59,10 +60,6 @@ const OLD_LABEL = 'old: batch_10k.cog.tif, 10000² Float32, 512 px tiles, DEFLAT
 const STATS = ['min', 'max', 'mean', 'count'];
 const ENDPOINT = '/api/v1/zonal-stats/raster';
 
-const num = (name: string, dflt: number): number => {
-  const v = Number(process.env[name] ?? dflt);
-  return Number.isFinite(v) ? v : dflt;
-};
 const OLD = num('BENCH_OLD', 1) !== 0;
 // Unmeasured requests over the 1,000 zones on another file before (c): the tiles of the measured file stay
 // undecoded, but V8 has compiled the request path (after one, the first measured run was ~20 % slower than
@@ -133,34 +130,10 @@ function startService(extraEnv: Record<string, string> = {}): ReturnType<typeof 
   return startLibService({ ZONAL_WORKERS: String(WORKERS), ZONAL_DATA_ROOTS: realpathSync(DATA_DIR), LOG_LEVEL: 'warn', ...extraEnv });
 }
 
-/** Busy and total CPU jiffies of the whole machine (/proc/stat): how much else ran during the run. */
-function cpuJiffies(): { busy: number; total: number } {
-  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  const total = f.reduce((x, y) => x + y, 0);
-  return { busy: total - (f[3] ?? 0) - (f[4] ?? 0), total };
-}
-
-/** Percent of the machine's CPU busy over the next `ms` milliseconds, while this benchmark runs nothing. */
-async function busyOver(ms: number): Promise<number> {
-  const a = cpuJiffies();
-  await new Promise((r) => setTimeout(r, ms));
-  const b = cpuJiffies();
-  return (100 * (b.busy - a.busy)) / Math.max(1, b.total - a.total);
-}
-
-/** CPU ticks (user + system) of a process, all its threads; with `children`, also its reaped children's. */
+/** CPU ticks (user + system) of a process, all its threads; with `children`, also its reaped children's; 0 when gone. */
 function cpuTicks(pid: number | 'self', children = false): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat
-      .slice(stat.lastIndexOf(')') + 2)
-      .split(' ')
-      .map(Number);
-    // f[0] is field 3 (state): utime, stime, cutime, cstime are fields 14-17.
-    return f[11]! + f[12]! + (children ? f[13]! + f[14]! : 0);
-  } catch {
-    return 0;
-  }
+  const t = ticksOf(`/proc/${pid}/stat`, children);
+  return Number.isNaN(t) ? 0 : t;
 }
 
 interface CpuMark {
@@ -184,23 +157,12 @@ function othersPct(a: CpuMark, b: CpuMark): number {
   return Math.max(0, (100 * (b.busy - a.busy - (b.ours - a.ours))) / Math.max(1, b.total - a.total));
 }
 
-const CLK_TCK = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** CPU seconds (user + system) of the service process (all its threads) and of its main thread alone. */
+/** CPU seconds (user + system) of the service process (all its threads) and of its main thread alone; throws when it is gone. */
 function cpuSeconds(pid: number): { process: number; main: number } {
   const ticks = (path: string) => {
-    const stat = readFileSync(path, 'utf8');
-    const f = stat
-      .slice(stat.lastIndexOf(')') + 2)
-      .split(' ')
-      .map(Number);
-    return f[11]! + f[12]!;
+    const t = ticksOf(path);
+    if (Number.isNaN(t)) throw new Error(`cannot read ${path}: the service has exited`);
+    return t;
   };
   return { process: ticks(`/proc/${pid}/stat`) / CLK_TCK, main: ticks(`/proc/${pid}/task/${pid}/stat`) / CLK_TCK };
 }
@@ -266,11 +228,6 @@ function quantile(xs: number[], q: number): number {
   return s[lo]! + (s[hi]! - s[lo]!) * (pos - lo);
 }
 const median = (xs: number[]) => quantile(xs, 0.5);
-const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '–');
-const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '–');
-const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '–');
-const int = (x: number) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en') : '–');
-const say = (s: string) => console.log(s);
 
 function answerOf(stats: Record<string, unknown> | undefined): ZoneAnswer {
   const b = (stats?.['band_1'] ?? {}) as Record<string, number | null | undefined>;
@@ -374,8 +331,6 @@ async function batch(port: number, body: string, n: number, accept: string): Pro
   let firstLineMs = NaN;
   let bytes = 0;
   if (contentType.includes('ndjson')) {
-    const decoder = new TextDecoder();
-    let rest = '';
     let expected = 0;
     const take = (line: string) => {
       if (line.trim() === '') return;
@@ -389,16 +344,7 @@ async function batch(port: number, body: string, n: number, accept: string): Pro
       expected++;
       answers[o.index] = o.error ? errorAnswer(`${o.error.status} ${o.error.code}: ${o.error.detail}`) : answerOf(o.statistics);
     };
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      bytes += chunk.byteLength;
-      rest += decoder.decode(chunk, { stream: true });
-      let nl: number;
-      while ((nl = rest.indexOf('\n')) >= 0) {
-        take(rest.slice(0, nl));
-        rest = rest.slice(nl + 1);
-      }
-    }
-    take(rest + decoder.decode());
+    bytes = await eachLine(res, take);
   } else {
     const text = await res.text();
     bytes = Buffer.byteLength(text);
@@ -539,12 +485,7 @@ async function main(): Promise<void> {
   mkdirSync(OUT_DIR, { recursive: true });
   const started = performance.now();
   // On a shared machine, wait (up to BENCH_WAIT_IDLE_S) for other jobs to finish before measuring.
-  let busyBefore = await busyOver(3000);
-  const waitStart = performance.now();
-  while (busyBefore > 15 && performance.now() - waitStart < WAIT_IDLE_S * 1000) {
-    say(`the machine is ${busyBefore.toFixed(0)} % busy with other jobs: waiting for it to be idle (up to ${WAIT_IDLE_S} s) …`);
-    busyBefore = await busyOver(3000);
-  }
+  const busyBefore = await waitIdle(WAIT_IDLE_S);
   const loadStart = loadavg()[0]!;
   const cogUrl = `file://${realpathSync(COG)}`;
   const warmUrl = `file://${realpathSync(WARM_COG)}`;

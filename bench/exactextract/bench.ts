@@ -15,25 +15,29 @@
  *      fresh service process; its VmRSS sampled every BENCH_EE_SAMPLE_MS from /proc and VmHWM (reset after the
  *      warm-up) at the end. Target: peak RSS ≤ 600 MiB. Every row checked against exactextract's values,
  *      coverage and count (--nested-output CSV), which is also timed.
+ *   3. zones: zones given as a raster (`"zones": {"url": s2_SCL.tif, "band": 1}`: the 20 m scene classes), stats
+ *      count, sum, mean, min, max as NDJSON, against numpy (zones_anchor.py: both rasters read whole with GDAL, the
+ *      zones repeated ×2, bincounts) in the same run; BENCH_EE_RUNS rounds, alternating which goes first. Every
+ *      zone's count, min and max checked exactly, sum and mean to 1e-9 relative; service / numpy time for
+ *      information.
  * Writes bench/out/exactextract-results.md and bench/out/exactextract-results.json.
  *
- * Environment: BENCH_PARTS (weights,memory), BENCH_EE_RUNS (3), BENCH_EE_SAMPLE_MS (200), BENCH_EXACTEXTRACT
- * (/usr/local/bin/exactextract), BENCH_EE_ARGS (extra exactextract arguments, e.g. "--strategy raster-sequential"),
- * BENCH_WAIT_IDLE_S (120), BENCH_TIMEOUT_S (600 per request). The service inherits the environment
- * (ZONAL_WORKERS and the limits apply); it runs with ZONAL_WORKERS=2 unless that is set.
+ * Environment: BENCH_PARTS (weights,memory,zones), BENCH_EE_RUNS (3: rounds of parts 1 and 3), BENCH_EE_SAMPLE_MS
+ * (200), BENCH_EXACTEXTRACT (/usr/local/bin/exactextract), BENCH_EE_ARGS (extra exactextract arguments, e.g.
+ * "--strategy raster-sequential"), BENCH_WAIT_IDLE_S (120), BENCH_TIMEOUT_S (600 per request). The service inherits
+ * the environment (ZONAL_WORKERS and the limits apply); it runs with ZONAL_WORKERS=2 unless that is set, and in
+ * part 3 with ZONAL_MAX_PIXELS=150000000 unless that is set.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createInterface } from 'node:readline';
-import { createServer, type AddressInfo } from 'node:net';
-import { ROOT } from '../lib/child.ts';
+import { DATA_DIR, logKey, OUT_DIR, ROOT, startServer } from '../lib/child.ts';
+import { CLK_TCK, cpuJiffies, rssOf, ticksOf, waitIdle as waitIdleFor } from '../lib/machine.ts';
 import { scrape } from '../lib/metrics.ts';
+import { f1, f2, int, median, num, runMeta, say, sci } from '../lib/report.ts';
 
-const DATA_DIR = join(ROOT, 'bench', 'data');
-const OUT_DIR = join(ROOT, 'bench', 'out');
 const VALUES = join(DATA_DIR, 's2_B04.tif');
 /** The same layout, another file: the warm-ups decode its tiles, never VALUES'. */
 const WARM_VALUES = join(DATA_DIR, 's2_B08.tif');
@@ -42,13 +46,14 @@ const SQUARES = join(DATA_DIR, 'ee_squares_1k.geojson');
 const SQUARES_UTM = join(DATA_DIR, 'ee_squares_1k_utm.gpkg');
 const FIELDS = join(DATA_DIR, 'ee_fields_10k.geojson');
 const FIELDS_UTM = join(DATA_DIR, 'ee_fields_10k_utm.gpkg');
+/** Part 3's zones: the Sentinel-2 scene classes, 20 m cells on the values' grid. */
+const ZONES = join(DATA_DIR, 's2_SCL.tif');
+/** Part 3's anchor, run with Debian's python3 (GDAL bindings + numpy). */
+const ZONES_ANCHOR = join(ROOT, 'bench', 'exactextract', 'zones_anchor.py');
+const PYTHON = '/usr/bin/python3';
 const ENDPOINT = '/api/v1/zonal-stats/raster';
 
-const num = (name: string, dflt: number): number => {
-  const v = Number(process.env[name] ?? dflt);
-  return Number.isFinite(v) ? v : dflt;
-};
-const PARTS = new Set((process.env['BENCH_PARTS'] ?? 'weights,memory').split(',').map((s) => s.trim()));
+const PARTS = new Set((process.env['BENCH_PARTS'] ?? 'weights,memory,zones').split(',').map((s) => s.trim()));
 const RUNS = num('BENCH_EE_RUNS', 3);
 const SAMPLE_MS = num('BENCH_EE_SAMPLE_MS', 200);
 const EE = process.env['BENCH_EXACTEXTRACT'] ?? '/usr/local/bin/exactextract';
@@ -60,76 +65,24 @@ const TIMEOUT_MS = num('BENCH_TIMEOUT_S', 600) * 1000;
 const T_WEIGHTS = 1.6;
 const T_MEM_MIB = 600;
 const TOL = 1e-6;
+/** Part 3: sum and mean against numpy's, relative (count, min and max: exactly). */
+const ZONES_TOL = 1e-9;
+/**
+ * Part 3's service runs with this ZONAL_MAX_PIXELS unless the environment sets it: the zones raster covers the whole
+ * tile, 10980² = 120,560,400 value cells, above the default limit (100,000,000), and so does its largest zone's window.
+ */
+const ZONES_MAX_PIXELS = 150_000_000;
 /** Other jobs' share of the CPU under which a measurement counts as quiet, %. */
 const QUIET = 10;
 
-const say = (s: string) => console.log(s);
-const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '–');
-const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '–');
-const int = (x: number) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en') : '–');
-const sci = (x: number) => (Number.isFinite(x) ? x.toExponential(1) : '–');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const median = (xs: number[]): number => {
-  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-  if (s.length === 0) return NaN;
-  const m = (s.length - 1) / 2;
-  return (s[Math.floor(m)]! + s[Math.ceil(m)]!) / 2;
-};
 const fileUrl = (p: string) => pathToFileURL(realpathSync(p)).href;
 
 // ------------------------------------------------------------------------------------------------
-// CPU and memory: /proc
-
-const CLK_TCK = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** Busy and total CPU jiffies of the whole machine (/proc/stat). */
-function cpuJiffies(): { busy: number; total: number } {
-  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  const total = f.reduce((x, y) => x + y, 0);
-  return { busy: total - (f[3] ?? 0) - (f[4] ?? 0), total };
-}
-
-async function busyOver(ms: number): Promise<number> {
-  const a = cpuJiffies();
-  await sleep(ms);
-  const b = cpuJiffies();
-  return (100 * (b.busy - a.busy)) / Math.max(1, b.total - a.total);
-}
-
-/** utime + stime ticks of a /proc stat file, with its reaped children's when asked; NaN when gone. */
-function ticksOf(path: string, children = false): number {
-  try {
-    const stat = readFileSync(path, 'utf8');
-    const f = stat
-      .slice(stat.lastIndexOf(')') + 2)
-      .split(' ')
-      .map(Number);
-    return f[11]! + f[12]! + (children ? f[13]! + f[14]! : 0);
-  } catch {
-    return NaN;
-  }
-}
-
-/** VmRSS and VmHWM of a process in MiB (its threads included); NaN when gone. */
-function rssOf(pid: number): { rss: number; hwm: number } {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-    return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
-  } catch {
-    return { rss: NaN, hwm: NaN };
-  }
-}
+// CPU and memory: /proc (bench/lib/machine.ts)
 
 /**
  * Other jobs' CPU over a measurement: the machine's busy ticks less the service's and this driver's (its reaped
- * children included: exactextract and /usr/bin/time), as a share of the machine; and the service's CPU seconds.
+ * children included: exactextract, the numpy anchor and /usr/bin/time), as a share of the machine; and the service's CPU seconds.
  */
 class Watch {
   readonly #machine0 = cpuJiffies();
@@ -153,15 +106,7 @@ class Watch {
   }
 }
 
-async function waitIdle(what: string): Promise<number> {
-  let busy = await busyOver(3000);
-  const t = performance.now();
-  while (busy > 15 && performance.now() - t < WAIT_IDLE_S * 1000) {
-    say(`the machine is ${busy.toFixed(0)} % busy with other jobs: waiting for it to be idle before ${what} (up to ${WAIT_IDLE_S} s) …`);
-    busy = await busyOver(3000);
-  }
-  return busy;
-}
+const waitIdle = (what: string) => waitIdleFor(WAIT_IDLE_S, what);
 
 // ------------------------------------------------------------------------------------------------
 // the service: node dist/server.js on 127.0.0.1
@@ -175,59 +120,19 @@ interface Service {
 
 const live = new Set<Service>();
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** The service as `npm start` runs it (node dist/server.js), configured by the environment; ready once GET /health answers. */
-async function startService(): Promise<Service> {
-  const port = await freePort();
-  const proc = spawn(process.execPath, ['dist/server.js'], {
-    cwd: ROOT,
-    env: {
-      ZONAL_WORKERS: '2',
-      ...process.env,
-      LOG_LEVEL: 'warn',
-      ZONAL_DATA_ROOTS: realpathSync(DATA_DIR),
-      ZONAL_DRAIN_DELAY_MS: '0',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const log: string[] = [];
-  createInterface({ input: proc.stdout }).on('line', (l) => log.push(l));
-  createInterface({ input: proc.stderr }).on('line', (l) => log.push(l));
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  const t = performance.now();
-  for (;;) {
-    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`the service exited before it was ready:\n${log.slice(-20).join('\n')}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ok) break;
-    if (performance.now() - t > 60_000) throw new Error(`the service is not ready after 60 s:\n${log.slice(-20).join('\n')}`);
-    await sleep(100);
-  }
+/**
+ * The service as `npm start` runs it (node dist/server.js), configured by the environment (then `env`); ready once
+ * GET /health answers.
+ */
+async function startService(env: Record<string, string> = {}): Promise<Service> {
+  const srv = await startServer('the service', { ZONAL_WORKERS: process.env['ZONAL_WORKERS'] ?? '2', ...env });
   const s: Service = {
-    pid: proc.pid!,
-    port,
-    log,
+    pid: srv.pid,
+    port: srv.port,
+    log: srv.log,
     stop: async () => {
       live.delete(s);
-      if (proc.exitCode !== null || proc.signalCode !== null) return;
-      proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
-      await exited;
-      clearTimeout(timer);
+      await srv.signal('SIGTERM', 20_000);
     },
   };
   live.add(s);
@@ -238,18 +143,8 @@ async function startService(): Promise<Service> {
 const logged = new Map<string, number>();
 function noteLog(s: Service): void {
   for (const l of s.log) {
-    let key = l.slice(0, 300);
-    try {
-      const o = JSON.parse(l) as { level?: number; msg?: string; err?: { message?: string } };
-      if ((o.level ?? 0) < 40) continue;
-      key = [o.level === 40 ? 'warn' : 'error', o.msg, o.err?.message]
-        .filter((x) => x)
-        .join(': ')
-        .slice(0, 300);
-    } catch {
-      if (l.trim() === '') continue;
-    }
-    logged.set(key, (logged.get(key) ?? 0) + 1);
+    const key = logKey(l, 300);
+    if (key !== undefined) logged.set(key, (logged.get(key) ?? 0) + 1);
   }
   s.log.length = 0;
 }
@@ -351,23 +246,41 @@ interface EeRun {
 
 let tmp = '';
 
-/** exactextract in data/ under /usr/bin/time (its CPU seconds and peak RSS); its output file read back. */
-async function runEe(args: string[], outName: string): Promise<EeRun> {
-  const out = join(tmp, outName);
-  const timeFile = join(tmp, `${outName}.time`);
-  const full = [...args, ...EE_ARGS, '-o', out];
+/**
+ * `cmd args` in `cwd` under /usr/bin/time (its CPU seconds and peak RSS), timed from spawn to exit; with `keepStdout`,
+ * its stdout kept (the numpy anchor prints its answer there). `timeName`: /usr/bin/time's file in the temporary folder.
+ */
+async function runTimed(
+  name: string,
+  cmd: string,
+  args: string[],
+  cwd: string,
+  timeName: string,
+  keepStdout = false,
+): Promise<{ wallMs: number; cpuS: number; maxRssMiB: number; stdout: string }> {
+  const timeFile = join(tmp, timeName);
+  let stdout = '';
   const t = performance.now();
   await new Promise<void>((resolve, reject) => {
-    const p = spawn('/usr/bin/time', ['-f', '%e %U %S %M', '-o', timeFile, EE, ...full], { cwd: DATA_DIR, stdio: ['ignore', 'ignore', 'pipe'] });
+    const p = spawn('/usr/bin/time', ['-f', '%e %U %S %M', '-o', timeFile, cmd, ...args], { cwd, stdio: ['ignore', keepStdout ? 'pipe' : 'ignore', 'pipe'] });
     let err = '';
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    p.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+    p.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     p.once('error', reject);
-    p.once('exit', (c) => (c === 0 ? resolve() : reject(new Error(`exactextract ${full.join(' ')} failed (${c}): ${err.slice(-1500)}`))));
+    p.once('exit', (c) => (c === 0 ? resolve() : reject(new Error(`${name} ${args.join(' ')} failed (${c}): ${err.slice(-1500)}`))));
   });
   const wallMs = performance.now() - t;
   const [, user, sys, maxKb] = readFileSync(timeFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
+  return { wallMs, cpuS: user! + sys!, maxRssMiB: maxKb! / 1024, stdout };
+}
+
+/** exactextract in data/ under /usr/bin/time (its CPU seconds and peak RSS); its output file read back. */
+async function runEe(args: string[], outName: string): Promise<EeRun> {
+  const out = join(tmp, outName);
+  const full = [...args, ...EE_ARGS, '-o', out];
+  const r = await runTimed('exactextract', EE, full, DATA_DIR, `${outName}.time`);
   const text = readFileSync(out, 'utf8');
-  return { wallMs, cpuS: user! + sys!, maxRssMiB: maxKb! / 1024, outBytes: Buffer.byteLength(text), out: text, args: full };
+  return { wallMs: r.wallMs, cpuS: r.cpuS, maxRssMiB: r.maxRssMiB, outBytes: Buffer.byteLength(text), out: text, args: full };
 }
 
 /** exactextract's CSV (flat numeric columns) as id → column → number (NaN for an empty or "nan" cell). */
@@ -487,6 +400,16 @@ const EE_WEIGHTED = [
   'weighted_sum=weighted_sum(v,w)',
 ];
 
+/** One request timed, with the service's CPU (/proc) and its /metrics deltas over it. */
+async function measured(svc: Service, ask: Ask): Promise<{ a: Answer; cpu: ReturnType<Watch['stop']>; metrics: MetricDeltas | undefined }> {
+  const m0 = await scrape(svc.port);
+  const w = new Watch(svc.pid);
+  const a = await post(svc.port, ask);
+  const cpu = w.stop();
+  const m1 = await scrape(svc.port).catch(() => undefined);
+  return { a, cpu, metrics: m1 ? deltas(m0, m1) : undefined };
+}
+
 async function serviceSide(
   svc: Service,
   ask: Ask,
@@ -494,11 +417,7 @@ async function serviceSide(
   ee: Map<string, Record<string, number>> | undefined,
   report: Report,
 ): Promise<{ side: Side; rows: ReturnType<typeof rowsOf> }> {
-  const m0 = await scrape(svc.port);
-  const w = new Watch(svc.pid);
-  const a = await post(svc.port, ask);
-  const cpu = w.stop();
-  const m1 = await scrape(svc.port).catch(() => undefined);
+  const { a, cpu, metrics } = await measured(svc, ask);
   const problems: string[] = [];
   if (a.problem) problems.push(a.problem);
   const rows = a.status === 200 ? rowsOf(a, problems) : [];
@@ -512,7 +431,7 @@ async function serviceSide(
       others: cpu.othersPct,
       rows: rows.length,
       problems,
-      metrics: m1 ? deltas(m0, m1) : undefined,
+      metrics,
       vsEe: ee ? compare(rows, ee, keys) : undefined,
     },
     rows,
@@ -843,12 +762,294 @@ async function memory(report: Report): Promise<void> {
 }
 
 // ------------------------------------------------------------------------------------------------
+// part 3: zones given as a raster, against numpy
+
+const ZONES_STATS = ['count', 'sum', 'mean', 'min', 'max'] as const;
+
+/** One zone's answer: numpy's, or the service's row (`index`, `id` and `properties.zone` besides). */
+interface ZoneStats {
+  zone: number;
+  count: number | null;
+  sum: number | null;
+  mean: number | null;
+  min: number | null;
+  max: number | null;
+}
+
+interface ServiceZoneRow extends ZoneStats {
+  index: number;
+  id: unknown;
+  error: string | undefined;
+}
+
+/** What zones_anchor.py prints. */
+interface AnchorAnswer {
+  zones: ZoneStats[];
+  cells: number;
+  factor: number;
+  nodata: { values: number | null; zones: number | null };
+  read_s: number;
+  compute_s: number;
+}
+
+interface ZonesCheck {
+  /** numpy's zones and the service's rows. */
+  zones: number;
+  rows: number;
+  /** Row i has index i, id = properties.zone, and the zones ascend. */
+  inOrder: boolean;
+  errors: number;
+  /** Zones numpy found that the service did not answer, and the reverse. */
+  missing: number[];
+  extra: number[];
+  countDiffer: number;
+  minMaxDiffer: number;
+  sumDiffer: number;
+  meanDiffer: number;
+  maxSumRel: number;
+  maxMeanRel: number;
+  /** Every zone that differs, with both sides' numbers. */
+  differences: string[];
+}
+
+interface ZonesRound {
+  round: number;
+  order: string;
+  service: {
+    ms: number;
+    firstRowMs: number;
+    cpuS: number;
+    mainS: number;
+    others: number;
+    bytes: number;
+    rows: number;
+    metrics: MetricDeltas | undefined;
+    problems: string[];
+  };
+  numpy: EeSide & { readS: number; computeS: number };
+  /** Service / numpy, wall time of the same round. */
+  ratio: number;
+  check: ZonesCheck | undefined;
+}
+
+interface ZonesResult {
+  maxPixels: string;
+  warmUpMs: number;
+  rounds: ZonesRound[];
+  /** numpy's answer and the service's rows of the last round. */
+  numpy: AnchorAnswer | undefined;
+  service: ServiceZoneRow[];
+}
+
+function zonesAsk(valuesPath: string): Ask {
+  const name = valuesPath.replace(/.*\//, '');
+  return {
+    what: `POST ${ENDPOINT} (Accept: application/x-ndjson) {"url": "file://…/${name}", "zones": {"url": "file://…/s2_SCL.tif", "band": 1}, "stats": ${JSON.stringify(ZONES_STATS)}}`,
+    body: JSON.stringify({ url: fileUrl(valuesPath), zones: { url: fileUrl(ZONES), band: 1 }, stats: ZONES_STATS }),
+  };
+}
+
+/** The NDJSON rows of a zones answer; lines without an index go to `problems`. */
+function zoneRowsOf(a: Answer, problems: string[]): ServiceZoneRow[] {
+  const out: ServiceZoneRow[] = [];
+  for (const line of Buffer.concat(a.chunks).toString('utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    const o = JSON.parse(line) as {
+      index?: number;
+      id?: unknown;
+      properties?: { zone?: number };
+      statistics?: Record<string, Record<string, number | null>>;
+      error?: { code: string; detail: string };
+    };
+    if (typeof o.index !== 'number') {
+      problems.push(`line without index: ${line.slice(0, 400)}`);
+      continue;
+    }
+    const b = o.statistics?.['band_1'];
+    const stat = (k: string) => (b?.[k] === undefined ? null : b[k]!);
+    out.push({
+      index: o.index,
+      id: o.id,
+      zone: o.properties?.zone ?? NaN,
+      count: stat('count'),
+      sum: stat('sum'),
+      mean: stat('mean'),
+      min: stat('min'),
+      max: stat('max'),
+      error: o.error ? `${o.error.code}: ${o.error.detail}` : undefined,
+    });
+  }
+  return out;
+}
+
+/** The service's rows against numpy's zones: count, min, max exactly, sum and mean within ZONES_TOL relative (null = null). */
+function checkZones(rows: ServiceZoneRow[], np: AnchorAnswer): ZonesCheck {
+  const c: ZonesCheck = {
+    zones: np.zones.length,
+    rows: rows.length,
+    inOrder: rows.every((r, i) => r.index === i && r.id === r.zone && (i === 0 || r.zone > rows[i - 1]!.zone)),
+    errors: 0,
+    missing: [],
+    extra: [],
+    countDiffer: 0,
+    minMaxDiffer: 0,
+    sumDiffer: 0,
+    meanDiffer: 0,
+    maxSumRel: 0,
+    maxMeanRel: 0,
+    differences: [],
+  };
+  const byZone = new Map(rows.map((r) => [r.zone, r]));
+  const numpyZones = new Set(np.zones.map((z) => z.zone));
+  c.extra = rows.filter((r) => !numpyZones.has(r.zone)).map((r) => r.zone);
+  const rel = (x: number | null, y: number | null): number =>
+    x === null && y === null ? 0 : x === null || y === null ? Infinity : x === y ? 0 : Math.abs(x - y) / Math.max(Math.abs(y), 1e-300);
+  for (const e of np.zones) {
+    const r = byZone.get(e.zone);
+    if (!r) {
+      c.missing.push(e.zone);
+      continue;
+    }
+    if (r.error) {
+      c.errors++;
+      c.differences.push(`zone ${e.zone}: error ${r.error}`);
+      continue;
+    }
+    const bad: string[] = [];
+    if (r.count !== e.count) {
+      c.countDiffer++;
+      bad.push('count');
+    }
+    if (r.min !== e.min || r.max !== e.max) {
+      c.minMaxDiffer++;
+      bad.push('min/max');
+    }
+    const sumRel = rel(r.sum, e.sum);
+    const meanRel = rel(r.mean, e.mean);
+    c.maxSumRel = Math.max(c.maxSumRel, sumRel);
+    c.maxMeanRel = Math.max(c.maxMeanRel, meanRel);
+    if (!(sumRel <= ZONES_TOL)) {
+      c.sumDiffer++;
+      bad.push(`sum (${sci(sumRel)} relative)`);
+    }
+    if (!(meanRel <= ZONES_TOL)) {
+      c.meanDiffer++;
+      bad.push(`mean (${sci(meanRel)} relative)`);
+    }
+    if (bad.length) {
+      const nums = (z: ZoneStats) => ZONES_STATS.map((k) => `${k} ${z[k]}`).join(', ');
+      c.differences.push(`zone ${e.zone} differs in ${bad.join(', ')}: service ${nums(r)}; numpy ${nums(e)}`);
+    }
+  }
+  return c;
+}
+
+const zonesOk = (c: ZonesCheck | undefined): boolean =>
+  c !== undefined &&
+  c.inOrder &&
+  c.rows === c.zones &&
+  c.errors === 0 &&
+  c.missing.length === 0 &&
+  c.extra.length === 0 &&
+  c.countDiffer + c.minMaxDiffer + c.sumDiffer + c.meanDiffer === 0;
+
+const zonesLine = (c: ZonesCheck | undefined): string =>
+  c === undefined
+    ? 'not compared'
+    : zonesOk(c)
+      ? `all ${c.zones} zones equal (count, min, max exactly; sum within ${sci(c.maxSumRel)}, mean within ${sci(c.maxMeanRel)} relative)`
+      : `${c.rows} rows for numpy's ${c.zones} zones${c.inOrder ? '' : ', **not in ascending zone order**'}; ` +
+        `missing ${c.missing.join(', ') || 'none'}, extra ${c.extra.join(', ') || 'none'}, ${c.errors} errors; ` +
+        `differ: count ${c.countDiffer}, min/max ${c.minMaxDiffer}, sum ${c.sumDiffer}, mean ${c.meanDiffer}` +
+        (c.differences.length ? `: ${c.differences.join('; ')}` : '');
+
+async function zonesServiceSide(svc: Service, ask: Ask): Promise<{ side: ZonesRound['service']; rows: ServiceZoneRow[] }> {
+  const { a, cpu, metrics } = await measured(svc, ask);
+  const problems: string[] = [];
+  if (a.problem) problems.push(a.problem);
+  const rows = a.status === 200 ? zoneRowsOf(a, problems) : [];
+  return {
+    side: {
+      ms: a.ms,
+      firstRowMs: a.firstByteMs,
+      cpuS: cpu.serviceCpuS,
+      mainS: cpu.serviceMainS,
+      others: cpu.othersPct,
+      bytes: a.bytes,
+      rows: rows.length,
+      metrics,
+      problems,
+    },
+    rows,
+  };
+}
+
+async function zonesNumpySide(round: number): Promise<{ side: ZonesRound['numpy']; answer: AnchorAnswer }> {
+  const w = new Watch(undefined);
+  const r = await runTimed('zones_anchor.py', PYTHON, [ZONES_ANCHOR, VALUES, ZONES], ROOT, `zones-numpy-${round}.time`, true);
+  const cpu = w.stop();
+  const answer = JSON.parse(r.stdout.trim().split('\n').pop() ?? '') as AnchorAnswer;
+  return {
+    side: { ms: r.wallMs, cpuS: r.cpuS, maxRssMiB: r.maxRssMiB, others: cpu.othersPct, readS: answer.read_s, computeS: answer.compute_s },
+    answer,
+  };
+}
+
+async function zones(report: Report): Promise<void> {
+  const maxPixels = process.env['ZONAL_MAX_PIXELS'] ?? String(ZONES_MAX_PIXELS);
+  const result: ZonesResult = { maxPixels, warmUpMs: NaN, rounds: [], numpy: undefined, service: [] };
+  report.zones = result;
+  const svc = await startService({ ZONAL_MAX_PIXELS: maxPixels });
+  try {
+    // Warm-up on s2_B08.tif by the same zones: JIT, both workers, the inflater, the scan of the zones raster.
+    const w = await post(svc.port, zonesAsk(WARM_VALUES));
+    result.warmUpMs = w.ms;
+    if (w.problem) report.errors.push(`zones warm-up: ${w.problem}`);
+    w.chunks.length = 0;
+    say(`  warm-up on s2_B08.tif: ${f2(w.ms / 1000)} s (HTTP ${w.status})`);
+    const ask = zonesAsk(VALUES);
+    for (let round = 1; round <= RUNS; round++) {
+      await waitIdle(`zones round ${round}`);
+      // Odd rounds numpy first, even rounds the service first.
+      const numpyFirst = round % 2 === 1;
+      let np: Awaited<ReturnType<typeof zonesNumpySide>> | undefined;
+      let sv: Awaited<ReturnType<typeof zonesServiceSide>> | undefined;
+      for (const side of numpyFirst ? (['numpy', 'service'] as const) : (['service', 'numpy'] as const)) {
+        if (side === 'numpy') np = await zonesNumpySide(round);
+        else sv = await zonesServiceSide(svc, ask);
+      }
+      const check = sv!.side.problems.length === 0 ? checkZones(sv!.rows, np!.answer) : undefined;
+      for (const p of sv!.side.problems) report.errors.push(`zones, round ${round}: ${p}`);
+      const r: ZonesRound = {
+        round,
+        order: numpyFirst ? 'numpy, service' : 'service, numpy',
+        service: sv!.side,
+        numpy: np!.side,
+        ratio: sv!.side.ms / np!.side.ms,
+        check,
+      };
+      result.rounds.push(r);
+      result.numpy = np!.answer;
+      result.service = sv!.rows;
+      say(
+        `  round ${round} (${r.order}): service ${f2(r.service.ms / 1000)} s (CPU ${f1(r.service.cpuS)} s), numpy ${f2(r.numpy.ms / 1000)} s (CPU ${f1(r.numpy.cpuS)} s) = ${f2(r.ratio)}×; ` +
+          `vs numpy: ${zonesLine(check)}; other jobs ${f1(r.service.others)} / ${f1(r.numpy.others)} %`,
+      );
+    }
+  } finally {
+    await svc.stop();
+    noteLog(svc);
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
 // the report
 
 interface Report {
   meta: Record<string, string | number>;
   weights?: { rounds: WeightsRound[]; inflate: string };
   memory?: MemoryResult;
+  zones?: ZonesResult;
   errors: string[];
 }
 
@@ -929,6 +1130,53 @@ function memorySection(m: MemoryResult, L: string[]): void {
     );
 }
 
+function zonesSection(z: ZonesResult, L: string[]): void {
+  const np = z.numpy;
+  L.push(
+    `## 3. zones as a raster: s2_B04.tif (10 m) by the classes of s2_SCL.tif (20 m, ×${np?.factor ?? '?'}), stats ${ZONES_STATS.join(', ')}, NDJSON`,
+    '',
+    `The service with ZONAL_MAX_PIXELS=${z.maxPixels}; warm-up on s2_B08.tif by the same zones ${f2(z.warmUpMs / 1000)} s. numpy: \`${basename(ZONES_ANCHOR)}\` ` +
+      `(${PYTHON}), timed from spawn to exit; "read" is its two ReadAsArray calls, "compute" the rest (repeat, masks, bincounts).`,
+    '',
+    "| round | order | service (s) | numpy (s) | **service / numpy** | CPU s: service (main thread) / numpy | numpy read / compute (s) | numpy peak RSS (MiB) | other jobs' CPU (service, numpy) |",
+    '|---|---|---|---|---|---|---|---|---|',
+  );
+  for (const r of z.rounds) {
+    L.push(
+      `| ${r.round} | ${r.order} | ${f2(r.service.ms / 1000)} | ${f2(r.numpy.ms / 1000)} | **${f2(r.ratio)}** | ${f1(r.service.cpuS)} (${f1(r.service.mainS)}) / ${f1(r.numpy.cpuS)} | ${f2(r.numpy.readS)} / ${f2(r.numpy.computeS)} | ${f1(r.numpy.maxRssMiB)} | ${f1(r.service.others)}, ${f1(r.numpy.others)} % |`,
+    );
+  }
+  L.push('', "Inside the service (its /metrics over each request: planes decoded, file reads, the workers' phase seconds):", '');
+  L.push('| round | planes | file reads | MiB read | inflate s | coverage s | fold s | worker tasks s |', '|---|---|---|---|---|---|---|---|');
+  for (const r of z.rounds) {
+    const m = r.service.metrics;
+    if (m)
+      L.push(
+        `| ${r.round} | ${int(m.planes)} | ${int(m.reads)} | ${f1(m.readBytes / 2 ** 20)} | ${f2(m.inflateS)} | ${f2(m.coverageS)} | ${f2(m.foldS)} | ${f2(m.workerS)} |`,
+      );
+  }
+  if (np) {
+    const sv = new Map(z.service.map((r) => [r.zone, r]));
+    const nd = (x: number | null) => (x === null ? 'none' : String(x));
+    L.push(
+      '',
+      `numpy's answer (${int(np.cells)} value cells in a zone and not nodata; nodata: values ${nd(np.nodata.values)}, zones ${nd(np.nodata.zones)}), and the service's last round:`,
+      '',
+      '| zone | count | sum | mean | min | max | the service |',
+      '|---|---|---|---|---|---|---|',
+    );
+    for (const e of np.zones) {
+      const r = sv.get(e.zone);
+      const same = r !== undefined && ZONES_STATS.every((k) => r[k] === e[k]);
+      const svc = r === undefined ? 'no row' : same ? 'the same' : ZONES_STATS.map((k) => `${k} ${r[k]}`).join(', ');
+      L.push(`| ${e.zone} | ${int(e.count ?? NaN)} | ${e.sum} | ${e.mean} | ${e.min} | ${e.max} | ${svc} |`);
+    }
+  }
+  L.push('', `Answers against numpy (count, min, max exactly; sum and mean within ${sci(ZONES_TOL)} relative):`, '');
+  for (const r of z.rounds) L.push(`- round ${r.round}: ${zonesLine(r.check)}`);
+  L.push('');
+}
+
 function targetsSection(r: Report, L: string[]): void {
   L.push('## Targets', '', '| target | measured | verdict |', '|---|---|---|');
   const w = r.weights;
@@ -973,6 +1221,16 @@ function targetsSection(r: Report, L: string[]): void {
       `| 10,000 rows; every zone's values = exactextract's, coverage within ${sci(TOL)} | ${c ? `${m.runs.map((x) => int(x.rows)).join(' and ')} rows; ${c.lengthsDiffer} lengths and ${c.valuesDiffer} values differ, coverage ≤ ${sci(c.maxCoverageAbs)}, count ≤ ${sci(c.maxCountRel)}` : 'not checked'} | ${verdict(ok)} |`,
     );
   }
+  const z = r.zones;
+  if (z && z.rounds.length) {
+    const ok = z.rounds.every((x) => zonesOk(x.check));
+    const bad = z.rounds.filter((x) => !zonesOk(x.check)).length;
+    L.push(
+      `| zones as a raster: answers equal numpy's (every zone's count, min, max exactly; sum, mean within ${sci(ZONES_TOL)}; ascending zones) | ${ok ? `all ${z.numpy?.zones.length ?? '?'} zones equal in ${z.rounds.length} round${z.rounds.length === 1 ? '' : 's'}` : `${bad} of ${z.rounds.length} rounds differ (see part 3)`} | ${verdict(ok)} |`,
+    );
+    const ratios = z.rounds.map((x) => x.ratio);
+    L.push(`| zones as a raster: service / numpy time, same round (for information, no target) | ${ratios.map(f2).join(', ')} → ${f2(median(ratios))} | – |`);
+  }
   L.push('');
 }
 
@@ -985,11 +1243,12 @@ function render(r: Report): string {
   );
   if (r.weights) weightsSection(r.weights, L);
   if (r.memory) memorySection(r.memory, L);
+  if (r.zones) zonesSection(r.zones, L);
   targetsSection(r, L);
   if (r.errors.length) L.push('Errors:', '', ...r.errors.map((e) => `- ${e.replace(/\n/g, ' ')}`), '');
   if (logged.size) L.push('The service logged (warn and above), count × message:', '', ...[...logged].map(([k, n]) => `- ${n} × ${k.replace(/`/g, "'")}`), '');
   L.push(
-    "Other jobs' CPU: the share of the machine's CPU used by processes other than this benchmark's (its driver, the service and exactextract) during that measurement; above ~10 % the timing is inflated.",
+    "Other jobs' CPU: the share of the machine's CPU used by processes other than this benchmark's (its driver, the service, exactextract and the numpy anchor) during that measurement; above ~10 % the timing is inflated.",
   );
   return L.join('\n') + '\n';
 }
@@ -1000,16 +1259,6 @@ function writeReport(report: Report): string {
   writeFileSync(join(OUT_DIR, 'exactextract-results.md'), md);
   writeFileSync(join(OUT_DIR, 'exactextract-results.json'), JSON.stringify(report, null, 1));
   return md;
-}
-
-function commitOf(): string {
-  try {
-    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', 'src'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    return dirty ? `${head} + uncommitted changes in src/` : head;
-  } catch {
-    return 'unknown';
-  }
 }
 
 function eeVersion(): string {
@@ -1037,18 +1286,7 @@ async function main(): Promise<void> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   const busyBefore = await waitIdle('the benchmark');
-  const report: Report = {
-    meta: {
-      date: new Date().toISOString().replace(/:\d\d\.\d+Z$/, ' UTC'),
-      commit: commitOf(),
-      exactextract: eeVersion(),
-      cpus: `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}`,
-      memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
-      loadStart: loadavg()[0]!.toFixed(2),
-      busyBefore: busyBefore.toFixed(0),
-    },
-    errors: [],
-  };
+  const report: Report = { meta: runMeta(busyBefore, { exactextract: eeVersion() }), errors: [] };
   const attempt = async (name: string, fn: () => Promise<void>) => {
     try {
       await fn();
@@ -1066,6 +1304,10 @@ async function main(): Promise<void> {
     if (PARTS.has('memory')) {
       say('2. memory: 10,000 fields with values and coverage as NDJSON …');
       await attempt('memory', () => memory(report));
+    }
+    if (PARTS.has('zones')) {
+      say(`3. zones as a raster, ${RUNS} rounds: s2_B04.tif by s2_SCL.tif's classes, the service and numpy …`);
+      await attempt('zones', () => zones(report));
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });

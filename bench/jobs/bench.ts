@@ -29,19 +29,19 @@
  * (redis://127.0.0.1:6379/12), BENCH_WAIT_IDLE_S (120), BENCH_TIMEOUT_S (1800: per job or request). The
  * service processes inherit the environment (ZONAL_JOB_TASK_ZONES and the like apply).
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createInterface } from 'node:readline';
-import { createServer, type AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
-import { ROOT } from '../lib/child.ts';
+import { DATA_DIR, logKey, OUT_DIR, ROOT, signaller, startServer } from '../lib/child.ts';
+import { CLK_TCK, cpuJiffies, rssOf, ticksOf, waitIdle as waitIdleFor } from '../lib/machine.ts';
 import { scrape } from '../lib/metrics.ts';
+import { eachLine } from '../lib/ndjson.ts';
+import { f1, f2, int, median, num, runMeta, say, sleep } from '../lib/report.ts';
 
-const DATA_DIR = join(ROOT, 'bench', 'data');
-const OUT_DIR = join(ROOT, 'bench', 'out');
 const COG = join(DATA_DIR, 's2_B04.tif');
 /** The same layout, another file: the warm-ups decode its tiles, never COG's. */
 const WARM_COG = join(DATA_DIR, 's2_B08.tif');
@@ -54,10 +54,6 @@ const STATS = ['min', 'max', 'mean', 'count'];
 const ENDPOINT = '/api/v1/zonal-stats/raster';
 const PROCESS = '/processes/zonal-stats-raster/execution';
 
-const num = (name: string, dflt: number): number => {
-  const v = Number(process.env[name] ?? dflt);
-  return Number.isFinite(v) ? v : dflt;
-};
 const PARTS = new Set((process.env['BENCH_PARTS'] ?? 'throughput,memory,faults').split(',').map((s) => s.trim()));
 const RUNS = num('BENCH_JOBS_RUNS', 3);
 // Points by default: 1,000,000 squares take 5-8 min on 2 cores (10 × the 100,000-zone job), points about one.
@@ -79,68 +75,8 @@ const T_RATIO = 1.15;
 const T_API_MIB = 300;
 const T_WORKER_MIB = 600;
 
-const say = (s: string) => console.log(s);
-const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '–');
-const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '–');
-const int = (x: number) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en') : '–');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  if (s.length === 0) return NaN;
-  const m = (s.length - 1) / 2;
-  return (s[Math.floor(m)]! + s[Math.ceil(m)]!) / 2;
-};
-
 // ------------------------------------------------------------------------------------------------
-// CPU and memory of the processes: /proc
-
-const CLK_TCK = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** Busy and total CPU jiffies of the whole machine (/proc/stat). */
-function cpuJiffies(): { busy: number; total: number } {
-  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  const total = f.reduce((x, y) => x + y, 0);
-  return { busy: total - (f[3] ?? 0) - (f[4] ?? 0), total };
-}
-
-/** Percent of the machine's CPU busy over the next `ms` milliseconds. */
-async function busyOver(ms: number): Promise<number> {
-  const a = cpuJiffies();
-  await sleep(ms);
-  const b = cpuJiffies();
-  return (100 * (b.busy - a.busy)) / Math.max(1, b.total - a.total);
-}
-
-/** utime + stime ticks of a /proc stat file (a process, or one of its threads), with its reaped children's when asked; NaN when gone. */
-function ticksOf(path: string, children = false): number {
-  try {
-    const stat = readFileSync(path, 'utf8');
-    const f = stat
-      .slice(stat.lastIndexOf(')') + 2)
-      .split(' ')
-      .map(Number);
-    return f[11]! + f[12]! + (children ? f[13]! + f[14]! : 0);
-  } catch {
-    return NaN;
-  }
-}
-
-/** VmRSS and VmHWM of a process in MiB (its threads included); NaN when gone. */
-function rssOf(pid: number): { rss: number; hwm: number } {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-    return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
-  } catch {
-    return { rss: NaN, hwm: NaN };
-  }
-}
+// CPU and memory of the processes: /proc (bench/lib/machine.ts)
 
 interface Tracked {
   pid: number;
@@ -257,60 +193,13 @@ function decideWorkerKind(): 'cli' | 'service' {
   return r.status === 0 && /worker/i.test(r.stdout) ? 'cli' : 'service';
 }
 
-/** A free port on 127.0.0.1 (the kernel's choice, released at once for the service to take). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 /**
  * The service as `npm start` runs it (node dist/server.js, built by run.sh when stale), configured by the
  * environment, on 127.0.0.1: ready once GET /health answers. Its log (warn and above) is kept.
  */
 async function startServiceProc(role: string, env: Record<string, string>): Promise<Proc> {
-  const port = await freePort();
-  const proc = spawn(process.execPath, ['dist/server.js'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      LOG_LEVEL: 'warn',
-      ZONAL_DATA_ROOTS: realpathSync(DATA_DIR),
-      ZONAL_DRAIN_DELAY_MS: '0',
-      ...env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const log: string[] = [];
-  createInterface({ input: proc.stdout }).on('line', (l) => log.push(l));
-  createInterface({ input: proc.stderr }).on('line', (l) => log.push(l));
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  const t = performance.now();
-  for (;;) {
-    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`${role} exited before it was ready:\n${log.slice(-20).join('\n')}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ok) break;
-    if (performance.now() - t > 60_000) throw new Error(`${role} not ready after 60 s:\n${log.slice(-20).join('\n')}`);
-    await sleep(100);
-  }
-  const signal = async (sig: NodeJS.Signals, graceMs: number) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return;
-    proc.kill(sig);
-    const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
-    await exited;
-    clearTimeout(timer);
-  };
-  return { role, pid: proc.pid!, port, stderr: log, stop: () => signal('SIGTERM', 20_000), kill: () => signal('SIGKILL', 0) };
+  const { pid, port, log, signal } = await startServer(role, env);
+  return { role, pid, port, stderr: log, stop: () => signal('SIGTERM', 20_000), kill: () => signal('SIGKILL', 0) };
 }
 
 /**
@@ -326,14 +215,7 @@ async function startCliWorker(role: string, env: Record<string, string>): Promis
   });
   const stderr: string[] = [];
   createInterface({ input: proc.stderr }).on('line', (l) => stderr.push(l));
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  const signal = async (sig: NodeJS.Signals, graceMs: number) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return;
-    proc.kill(sig);
-    const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
-    await exited;
-    clearTimeout(timer);
-  };
+  const signal = signaller(proc);
   return { role, pid: proc.pid!, port: undefined, stderr, stop: () => signal('SIGTERM', 15_000), kill: () => signal('SIGKILL', 0) };
 }
 
@@ -375,17 +257,8 @@ const logged = new Map<string, number>();
 function noteLog(p: Proc): void {
   for (const l of p.stderr) {
     if (/^(zonal: )?worker \d+: (taking tasks|SIGTERM|SIGINT|stopped|letting)/.test(l)) continue;
-    let key = l.replace(/^\(node:\d+\) /, '').slice(0, 200);
-    try {
-      const o = JSON.parse(l) as { level?: number; msg?: string; err?: { message?: string } };
-      if ((o.level ?? 0) < 40) continue;
-      key = [o.level === 40 ? 'warn' : 'error', o.msg, o.err?.message]
-        .filter((x) => x)
-        .join(': ')
-        .slice(0, 200);
-    } catch {
-      if (l.trim() === '') continue;
-    }
+    const key = logKey(l, 200, l.replace(/^\(node:\d+\) /, '').slice(0, 200));
+    if (key === undefined) continue;
     const k = `${p.role.replace(/ \d+$/, '')}: ${key}`;
     logged.set(k, (logged.get(k) ?? 0) + 1);
   }
@@ -461,18 +334,7 @@ async function readRows(res: Response, offset: number, seen: Uint8Array, into?: 
     } else out.problems.push(`index ${o.index} outside the zones`);
     if (into) into[i] = answerOf(o);
   };
-  const decoder = new TextDecoder();
-  let rest = '';
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    out.bytes += chunk.byteLength;
-    rest += decoder.decode(chunk, { stream: true });
-    let nl: number;
-    while ((nl = rest.indexOf('\n')) >= 0) {
-      take(rest.slice(0, nl));
-      rest = rest.slice(nl + 1);
-    }
-  }
-  take(rest + decoder.decode());
+  out.bytes = await eachLine(res, take);
   return out;
 }
 
@@ -924,15 +786,7 @@ async function faults(reference: (ZoneAnswer | undefined)[] | undefined): Promis
 // the run: idle wait, Redis, the report
 
 /** On a shared machine, waits (up to BENCH_WAIT_IDLE_S) for it to be idle (< 15 % busy over 3 s) before a part. */
-async function waitIdle(what: string): Promise<number> {
-  let busy = await busyOver(3000);
-  const t = performance.now();
-  while (busy > 15 && performance.now() - t < WAIT_IDLE_S * 1000) {
-    say(`the machine is ${busy.toFixed(0)} % busy with other jobs: waiting for it to be idle before ${what} (up to ${WAIT_IDLE_S} s) …`);
-    busy = await busyOver(3000);
-  }
-  return busy;
-}
+const waitIdle = (what: string) => waitIdleFor(WAIT_IDLE_S, what);
 
 /** Deletes every key of this run (the prefix is its own) from the benchmark's Redis database. */
 async function cleanRedis(): Promise<number> {
@@ -950,16 +804,6 @@ async function cleanRedis(): Promise<number> {
     redis.disconnect();
   }
   return deleted;
-}
-
-function commitOf(): string {
-  try {
-    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', 'src'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    return dirty ? `${head} + uncommitted changes in src/` : head;
-  } catch {
-    return 'unknown';
-  }
 }
 
 interface Report {
@@ -1125,17 +969,7 @@ async function main(): Promise<void> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   const busyBefore = await waitIdle('the benchmark');
-  const report: Report = {
-    meta: {
-      date: new Date().toISOString().replace(/:\d\d\.\d+Z$/, ' UTC'),
-      commit: commitOf(),
-      cpus: `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}`,
-      memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
-      loadStart: loadavg()[0]!.toFixed(2),
-      busyBefore: busyBefore.toFixed(0),
-    },
-    errors: [],
-  };
+  const report: Report = { meta: runMeta(busyBefore), errors: [] };
   say(`jobs benchmark: Redis ${REDIS_URL}, prefix ${PREFIX}, results in ${resultsDir}; load average ${report.meta['loadStart']}`);
   let reference: (ZoneAnswer | undefined)[] | undefined;
   const attempt = async (name: string, fn: () => Promise<void>) => {
