@@ -17,6 +17,11 @@ export type PixelRule = 'center' | 'all_touched' | 'fractional';
 export interface Coverage {
   readonly window: PixelWindow;
   readonly weights: Float64Array;
+  /**
+   * Sparse: the cells of `window` selected (row-major indexes, ascending), `weights[k]` that of `cells[k]`
+   * (a zone of a zones raster among many in one window).
+   */
+  readonly cells?: Int32Array;
 }
 
 /** Geometry in pixel coordinates of the full grid. */

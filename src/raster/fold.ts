@@ -8,11 +8,11 @@
 import { decodeBlock, recycle, sample64At, sampleAt, spanOf, type DecodedPlane, type DecodedBlock, type EncodedBlock } from './decode.ts';
 import { classLookup, lookupBlocks, type Lookup, type RowLookup } from './fold-lookup.ts';
 import { intersectWindows, type PixelWindow } from '../geometry/grid.ts';
-import { pixelAreaRows } from './pixel-area.ts';
+import { pixelAreaRows, type PixelAreaRows } from './pixel-area.ts';
 import type { Coverage } from '../coverage/coverage.ts';
 import { compileExpression } from '../stats/expression.ts';
 import { sharedCoverage } from './fold-coverage.ts';
-import { zoneCoverage, zonePlane } from './fold-zones.ts';
+import { zoneBlock } from './fold-zones.ts';
 import { channelsFor, weightsLookup, type ChannelSet } from './fold-channels.ts';
 import type { BandPartial, FoldBand, FoldPartial, FoldProgram, FoldResult, FoldTask, FoldTimes, FoldZone } from './fold-types.ts';
 
@@ -21,10 +21,71 @@ export { mergePartials } from './fold-merge.ts';
 
 const now = (): number => performance.now();
 
+/**
+ * A coverage's selected cells in order (a dense one's by position, a sparse one's from its list: a zone of a
+ * zones raster): each cell's weight, row and column in the window, row in the block, and its row's areas.
+ */
+class CellWalk {
+  w = 0;
+  r = -1;
+  c = 0;
+  tr = 0;
+  areaRow: Float64Array | undefined;
+  #k = -1;
+  readonly #n: number;
+
+  constructor(
+    private readonly cov: Coverage,
+    /** The block's first row on the level. */
+    private readonly row0: number,
+    private readonly areas: PixelAreaRows | null,
+  ) {
+    this.#n = cov.cells ? cov.cells.length : cov.window.width * cov.window.height;
+  }
+
+  next(): boolean {
+    const { cov } = this;
+    const list = cov.cells;
+    const width = cov.window.width;
+    while (++this.#k < this.#n) {
+      const w = cov.weights[this.#k] as number;
+      if (w <= 0) continue;
+      const idx = list ? (list[this.#k] as number) : this.#k;
+      const rr = (idx / width) | 0;
+      if (rr !== this.r) {
+        this.r = rr;
+        this.tr = cov.window.row0 + rr - this.row0;
+        this.areaRow = this.areas?.row(rr);
+      }
+      this.c = idx - rr * width;
+      this.w = w;
+      return true;
+    }
+    return false;
+  }
+}
+
+/** A band's (or output's) partial: its accumulators' state, data area, a zone raster's zone area, each class's area. */
+function partialOf(set: ChannelSet, dataAreaM2: number, classes: Map<number, number> | null, zoneAreaM2: number | null): BandPartial {
+  const partial: BandPartial = { acc: set.acc.snapshot(), dataAreaM2 };
+  if (zoneAreaM2 !== null) partial.zoneAreaM2 = zoneAreaM2;
+  if (set.more !== null) partial.more = set.more.map((m) => m.snapshot());
+  if (set.missing.some((n) => n > 0)) partial.missing = set.missing;
+  if (classes) partial.classAreas = { values: [...classes.keys()], areas: [...classes.values()] };
+  return partial;
+}
+
 /** One zone's pixels of one decoded block into one accumulator per band. */
-function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Coverage, weightsRow: RowLookup | null): BandPartial[] {
+function foldZone(
+  task: FoldTask,
+  zone: FoldZone,
+  block: DecodedBlock,
+  cov: Coverage,
+  weightsRow: RowLookup | null,
+  shared: PixelAreaRows | null,
+): BandPartial[] {
   const cw = cov.window;
-  const areas = zone.selection.kind === 'point' ? null : pixelAreaRows(task.area, cw);
+  const areas = zone.selection.kind === 'point' ? null : (shared ?? pixelAreaRows(task.area, cw));
   const { valid, maskStride } = block;
   const { col0, row0 } = block.window;
   const fill = task.format.fill;
@@ -32,7 +93,6 @@ function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Cove
   const ofZones = zone.selection.kind === 'zone';
   return task.bands.map(({ nodata, nodata64 = null, scale, offset }, b) => {
     const set = ch.accumulators();
-    const { acc, more } = set;
     const classes = task.categorical ? new Map<number, number>() : null;
     const samples = block.bands[b];
     const arr = samples?.values ?? undefined;
@@ -42,42 +102,56 @@ function foldZone(task: FoldTask, zone: FoldZone, block: DecodedBlock, cov: Cove
     const first = samples?.offset ?? 0;
     let area = 0;
     let zoneArea = 0;
-    for (let r = 0; r < cw.height; r++) {
-      const tr = cw.row0 + r - row0;
-      const areaRow = areas?.row(r);
-      for (let c = 0; c < cw.width; c++) {
-        const w = cov.weights[r * cw.width + c] as number;
-        if (w <= 0) continue;
-        if (ofZones && areaRow) zoneArea += w * (areaRow[c] as number);
-        const tc = cw.col0 + c - col0;
-        let raw: number;
-        if (valid && valid[tr * maskStride + tc] === 0) raw = Number.NaN;
-        else {
-          const i = tr * rowStride + tc * step + first;
-          if (arr === undefined) raw = nodata64 === null ? fill : Number.NaN;
-          else if (big) {
-            // Compared before the conversion: 2⁶⁴ − 1 and a nodata of 2⁶⁴ − 2 are one float64.
-            const v = arr[i] as bigint;
-            raw = v === nodata64 ? Number.NaN : Number(v);
-          } else raw = arr[i] as number;
-        }
-        const value = raw !== raw || raw === nodata ? Number.NaN : raw * scale + offset;
-        ch.add(set, w, value, r, c);
-        if (value !== value) continue;
-        if (areaRow) {
-          const a = w * (areaRow[c] as number);
-          area += a;
-          if (classes) classes.set(value, (classes.get(value) ?? 0) + a);
-        } else if (classes && !classes.has(value)) classes.set(value, 0);
+    const walk = new CellWalk(cov, row0, areas);
+    while (walk.next()) {
+      const { w, r, c, tr, areaRow } = walk;
+      if (ofZones && areaRow) zoneArea += w * (areaRow[c] as number);
+      const tc = cw.col0 + c - col0;
+      let raw: number;
+      if (valid && valid[tr * maskStride + tc] === 0) raw = Number.NaN;
+      else {
+        const i = tr * rowStride + tc * step + first;
+        if (arr === undefined) raw = nodata64 === null ? fill : Number.NaN;
+        else if (big) {
+          // Compared before the conversion: 2⁶⁴ − 1 and a nodata of 2⁶⁴ − 2 are one float64.
+          const v = arr[i] as bigint;
+          raw = v === nodata64 ? Number.NaN : Number(v);
+        } else raw = arr[i] as number;
       }
+      const value = raw !== raw || raw === nodata ? Number.NaN : raw * scale + offset;
+      ch.add(set, w, value, r, c);
+      if (value !== value) continue;
+      if (areaRow) {
+        const a = w * (areaRow[c] as number);
+        area += a;
+        if (classes) classes.set(value, (classes.get(value) ?? 0) + a);
+      } else if (classes && !classes.has(value)) classes.set(value, 0);
     }
-    const partial: BandPartial = { acc: acc.snapshot(), dataAreaM2: area };
-    if (ofZones) partial.zoneAreaM2 = zoneArea;
-    if (more !== null) partial.more = more.map((m) => m.snapshot());
-    if (set.missing.some((n) => n > 0)) partial.missing = set.missing;
-    if (classes) partial.classAreas = { values: [...classes.keys()], areas: [...classes.values()] };
-    return partial;
+    return partialOf(set, area, classes, ofZones ? zoneArea : null);
   });
+}
+
+/** Every input band's value at a pixel of the block (scaled), and whether it is valid (nodata, NaN, the mask). */
+function readInputs(
+  bands: readonly FoldBand[],
+  sources: readonly { raster: number; band: number }[],
+  rasters: readonly DecodedBlock[],
+  fills: readonly number[],
+  tr: number,
+  tc: number,
+  fileValid: boolean,
+  inputs: Float64Array,
+  ok: Uint8Array,
+): void {
+  for (let b = 0; b < bands.length; b++) {
+    const band = bands[b] as FoldBand;
+    const src = sources[b] as { raster: number; band: number };
+    const from = rasters[src.raster] as DecodedBlock;
+    const raw = band.nodata64 == null ? sampleAt(from, src.band, tr, tc, fills[src.raster] as number) : sample64At(from, src.band, tr, tc, band.nodata64);
+    const good = (src.raster === 0 ? fileValid : !from.valid || from.valid[tr * from.maskStride + tc] !== 0) && raw === raw && raw !== band.nodata;
+    ok[b] = good ? 1 : 0;
+    inputs[b] = good ? raw * band.scale + band.offset : Number.NaN;
+  }
 }
 
 /**
@@ -93,9 +167,10 @@ function foldProgram(
   classAt: Lookup | null,
   cov: Coverage,
   weightsRow: RowLookup | null,
+  shared: PixelAreaRows | null,
 ): BandPartial[] {
   const cw = cov.window;
-  const areas = zone.selection.kind === 'point' ? null : pixelAreaRows(task.area, cw);
+  const areas = zone.selection.kind === 'point' ? null : (shared ?? pixelAreaRows(task.area, cw));
   const block = rasters[0] as DecodedBlock;
   const { valid, maskStride } = block;
   const { col0, row0 } = block.window;
@@ -115,55 +190,35 @@ function foldProgram(
   const exclude = program.mask?.exclude ? new Set(program.mask.exclude) : null;
   const inputs = new Float64Array(task.bands.length);
   const ok = new Uint8Array(task.bands.length);
-  for (let r = 0; r < cw.height; r++) {
-    const tr = cw.row0 + r - row0;
-    const areaRow = areas?.row(r);
-    for (let c = 0; c < cw.width; c++) {
-      const w = cov.weights[r * cw.width + c] as number;
-      if (w <= 0) continue;
-      if (ofZones && areaRow) zoneArea += w * (areaRow[c] as number);
-      const tc = cw.col0 + c - col0;
-      const fileValid = !valid || valid[tr * maskStride + tc] !== 0;
-      if (program.mask) {
-        const m = program.mask.band;
-        const cls = m < 0 ? (classAt as (col: number, row: number) => number)(cw.col0 + c, cw.row0 + r) : sampleAt(block, m, tr, tc, fill);
-        const clsValid = (m < 0 || fileValid) && cls === cls && cls !== (m < 0 ? task.classes?.nodata : (task.bands[m] as FoldBand).nodata);
-        if ((include && !(clsValid && include.has(cls))) || (exclude && clsValid && exclude.has(cls))) {
-          masked += w;
-          continue;
-        }
-      }
-      for (let b = 0; b < task.bands.length; b++) {
-        const band = task.bands[b] as FoldBand;
-        const src = sources[b] as { raster: number; band: number };
-        const from = rasters[src.raster] as DecodedBlock;
-        const raw = band.nodata64 == null ? sampleAt(from, src.band, tr, tc, fills[src.raster] as number) : sample64At(from, src.band, tr, tc, band.nodata64);
-        const good = (src.raster === 0 ? fileValid : !from.valid || from.valid[tr * from.maskStride + tc] !== 0) && raw === raw && raw !== band.nodata;
-        ok[b] = good ? 1 : 0;
-        inputs[b] = good ? raw * band.scale + band.offset : Number.NaN;
-      }
-      const a = areaRow ? w * (areaRow[c] as number) : 0;
-      for (let o = 0; o < outputs.length; o++) {
-        const b = outputs[o] as number;
-        const v = evaluate ? (ok.includes(0) ? Number.NaN : evaluate(inputs)) : ok[b] ? (inputs[b] as number) : Number.NaN;
-        const value = Number.isFinite(v) ? v : Number.NaN;
-        ch.add(sets[o] as ChannelSet, w, value, r, c);
-        if (value !== value) continue;
-        dataArea[o] = (dataArea[o] as number) + a;
-        const cl = classes[o];
-        if (cl) cl.set(value, (cl.get(value) ?? 0) + a);
+  const walk = new CellWalk(cov, row0, areas);
+  while (walk.next()) {
+    const { w, r, c, tr, areaRow } = walk;
+    if (ofZones && areaRow) zoneArea += w * (areaRow[c] as number);
+    const tc = cw.col0 + c - col0;
+    const fileValid = !valid || valid[tr * maskStride + tc] !== 0;
+    if (program.mask) {
+      const m = program.mask.band;
+      const cls = m < 0 ? (classAt as (col: number, row: number) => number)(cw.col0 + c, cw.row0 + r) : sampleAt(block, m, tr, tc, fill);
+      const clsValid = (m < 0 || fileValid) && cls === cls && cls !== (m < 0 ? task.classes?.nodata : (task.bands[m] as FoldBand).nodata);
+      if ((include && !(clsValid && include.has(cls))) || (exclude && clsValid && exclude.has(cls))) {
+        masked += w;
+        continue;
       }
     }
+    readInputs(task.bands, sources, rasters, fills, tr, tc, fileValid, inputs, ok);
+    const a = areaRow ? w * (areaRow[c] as number) : 0;
+    for (let o = 0; o < outputs.length; o++) {
+      const b = outputs[o] as number;
+      const v = evaluate ? (ok.includes(0) ? Number.NaN : evaluate(inputs)) : ok[b] ? (inputs[b] as number) : Number.NaN;
+      const value = Number.isFinite(v) ? v : Number.NaN;
+      ch.add(sets[o] as ChannelSet, w, value, r, c);
+      if (value !== value) continue;
+      dataArea[o] = (dataArea[o] as number) + a;
+      const cl = classes[o];
+      if (cl) cl.set(value, (cl.get(value) ?? 0) + a);
+    }
   }
-  return sets.map(({ acc, more, missing }, o) => {
-    const partial: BandPartial = { acc: acc.snapshot(), dataAreaM2: dataArea[o] as number, masked };
-    if (ofZones) partial.zoneAreaM2 = zoneArea;
-    if (more !== null) partial.more = more.map((m) => m.snapshot());
-    if (missing.some((n) => n > 0)) partial.missing = missing;
-    const cl = classes[o];
-    if (cl) partial.classAreas = { values: [...cl.keys()], areas: [...cl.values()] };
-    return partial;
-  });
+  return sets.map((set, o) => ({ ...partialOf(set, dataArea[o] as number, classes[o] ?? null, ofZones ? zoneArea : null), masked }));
 }
 
 /** Decodes each block of a task once and folds every zone that needs it: one partial per zone and block. */
@@ -198,7 +253,7 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
     const keep = task.keep[k] === true;
     const span = need ? spanOf(need, encoded.col0, encoded.row0, tw, keep) : undefined;
     // Zones of a zones raster: the zone under every part of the block's cells, once for all of them.
-    let plane: Float64Array | null = null;
+    const zb = zs && zonesOf ? zoneBlock(zs, task.area, need ?? blockWin, zonesOf.get) : null;
     for (const z of task.touches[k] ?? []) {
       const zone = task.zones[z] as FoldZone;
       const win = intersectWindows(blockWin, zone.window);
@@ -206,10 +261,8 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
       const t0 = now();
       const sel = zone.selection;
       let cov;
-      if (sel.kind === 'zone' && zs && zonesOf) {
-        plane ??= await zonePlane(zs, task.area.grid, need ?? blockWin, zonesOf.get);
-        cov = zoneCoverage(plane, need ?? blockWin, zs, sel.value, win, sel.rule);
-      } else cov = sharedCoverage(zone, win, levelWidth, levelHeight, times);
+      if (sel.kind === 'zone' && zb) cov = await zb.coverage(sel.value, sel.rule);
+      else cov = sharedCoverage(zone, win, levelWidth, levelHeight, times);
       times.coverage += now() - t0;
       if (!cov) continue;
       // Decoded on first use only: a block no zone selects a pixel of is never decompressed.
@@ -231,7 +284,9 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
       partials.push({
         zone: z,
         block: k,
-        bands: task.program ? foldProgram(task, task.program, zone, rasters, classAt, cov, weightsRow) : foldZone(task, zone, block, cov, weightsRow),
+        bands: task.program
+          ? foldProgram(task, task.program, zone, rasters, classAt, cov, weightsRow, cov.cells ? (zb?.areas ?? null) : null)
+          : foldZone(task, zone, block, cov, weightsRow, cov.cells ? (zb?.areas ?? null) : null),
       });
       times.fold += now() - t1;
     }

@@ -48,6 +48,18 @@ export function pixelAreaRows(spec: PixelAreaSpec, window: PixelWindow): PixelAr
   return interpolatedRows(window, cols, rows, latticeSamples(spec, cols, rows, pixelSizeM), out);
 }
 
+/** Rows kept once worked out, for many zones over one window (the zones of a zones raster in a block). */
+export function keptRows(rows: PixelAreaRows): PixelAreaRows {
+  const kept = new Map<number, Float64Array>();
+  return {
+    row(r) {
+      let a = kept.get(r);
+      if (!a) kept.set(r, (a = Float64Array.from(rows.row(r))));
+      return a;
+    },
+  };
+}
+
 /** A lon/lat grid's rows: every pixel of a row has the exact area of the cell between its two parallels. */
 function geographicRows(grid: Grid, window: PixelWindow, out: Float64Array): PixelAreaRows {
   const dLon = Math.abs(grid.dx);
