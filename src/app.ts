@@ -101,7 +101,7 @@ async function registerAll(app: FastifyInstance, deps: AppDeps, options: BuildOp
   await app.register(problemPlugin);
   await app.register(contextPlugin);
   await app.register(underPressure, {
-    maxEventLoopDelay: 2000,
+    maxEventLoopDelay: config.maxEventLoopDelayMs,
     retryAfter: 5,
     exposeStatusRoute: false,
     healthCheck: async () => runner.pending < Math.max(8, config.workers * 16),

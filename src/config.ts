@@ -35,6 +35,8 @@ export interface Config {
   maxZones: number;
   /** SIGTERM: how long readiness fails before new connections stop (ZONAL_DRAIN_DELAY_MS). */
   drainDelayMs: number;
+  /** Event loop delay past which new requests are shed with 503 (ZONAL_MAX_EVENT_LOOP_DELAY_MS; 0: never). */
+  maxEventLoopDelayMs: number;
   /** SIGTERM: how long in-flight requests may take once new connections stop (ZONAL_DRAIN_GRACE_MS). */
   drainGraceMs: number;
   /** Most STAC Items one zones × time request may take (ZONAL_MAX_STAC_ITEMS). */
@@ -155,6 +157,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxVertices: int(env, 'ZONAL_MAX_VERTICES', 100_000, 4),
     maxZones: int(env, 'ZONAL_MAX_ZONES', 10_000, 1),
     drainDelayMs: int(env, 'ZONAL_DRAIN_DELAY_MS', 5_000, 0),
+    maxEventLoopDelayMs: int(env, 'ZONAL_MAX_EVENT_LOOP_DELAY_MS', 2_000, 0),
     drainGraceMs: int(env, 'ZONAL_DRAIN_GRACE_MS', 30_000, 0),
     maxStacItems: int(env, 'ZONAL_MAX_STAC_ITEMS', 1_000, 1),
     maxZoneItems: int(env, 'ZONAL_MAX_ZONE_ITEMS', 100_000, 1),
