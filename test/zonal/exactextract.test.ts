@@ -149,12 +149,6 @@ describe("exactextract's operations against exactextract", () => {
   it('ports most of the cases exactextract asserts', () => {
     expect(answerable.length).toBeGreaterThanOrEqual(90);
   });
-  /** The ported cases whose weights are finer than their values (refused, by name). */
-  const finer: string[] = [];
-  afterAll(() => {
-    expect(finer.length).toBeLessThanOrEqual(12);
-  });
-
   it.each(answerable.map((c) => [c.id, c] as const))('ported %s', async (_id, c) => {
     const stats = c.body.stats.map((s) => asked(s) as { stat: string; key: string; cast: boolean });
     const { stats: _s, pixels: _p, ...rest } = c.body;
@@ -162,11 +156,6 @@ describe("exactextract's operations against exactextract", () => {
     const extra = stats.some((s) => s.key === 'count') ? [] : ['count'];
     const weights = c.weights ? { weights: { url: fixtureUrl(c.weights.raster), band: c.weights.band } } : {};
     const res = await ask(c.raster, c.band, c.aoi, { ...rest, ...weights, stats: [...stats.map((s) => s.stat), ...extra] });
-    // Weights finer than the values (exactextract then works on the finer grid) are refused, saying so.
-    if (res.status === 422 && /weights finer than the values are not supported yet/.test(String(res.body['detail']))) {
-      finer.push(c.id);
-      return;
-    }
     if (c.expected_error !== undefined) {
       expect(res.status, `exactextract: ${c.expected_error}`).toBe(422);
       return;
