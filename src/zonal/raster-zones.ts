@@ -16,12 +16,14 @@ import { rasterWork } from './raster-work.ts';
 import { heldBytes } from './raster.ts';
 import { checkRasterQuery, openRasterContext, type PlannedZone, type RasterContext, type RasterDeps } from './raster-context.ts';
 import { openZoneRaster, type ZoneRaster } from './raster-aligned.ts';
-import { withSlot } from './slots.ts';
+import { Slots, withSlot } from './slots.ts';
 import { outcomesOf } from './zones.ts';
 import type { RasterQuery, ZoneOutcome } from './model.ts';
 
 /** Zones blocks per scan task: enough to amortise messaging. */
 const SCAN_BLOCKS_PER_TASK = 8;
+/** Scan tasks read ahead per worker: the bytes held stay bounded whatever the size of the zones raster. */
+const SCAN_TASKS_PER_WORKER = 2;
 
 /** Each zone value found, with the windows of value cells it touches (one per zones block it lies in). */
 async function scanZones(ctx: RasterContext, zs: ZoneRaster): Promise<Map<number, PixelWindow[]>> {
@@ -56,11 +58,18 @@ async function scanZones(ctx: RasterContext, zs: ZoneRaster): Promise<Map<number
     return deps.runner.zoneScan(task, deps.signal);
   };
   // A few tasks at a time (each holds its blocks' bytes), results merged in block order: the same windows every time.
-  const results = await Promise.all(tasks.map((ids) => withSlot(deps.slots, () => scan(ids))));
+  const slots = deps.slots ?? new Slots(SCAN_TASKS_PER_WORKER * Math.max(1, config.workers));
+  const results = await Promise.all(tasks.map((ids) => withSlot(slots, () => scan(ids))));
   for (const r of results) {
     if (r.failure !== undefined)
       throw new ZonalError('invalid_source', 'A tile of the zones raster could not be decoded: the file is corrupt or uses an unsupported encoding.');
-    if (r.tooMany !== true) for (const { value, box } of r.found) found.set(value, [...(found.get(value) ?? []), toWindow(box)]);
+    if (r.tooMany !== true) {
+      for (const { value, box } of r.found) {
+        const windows = found.get(value);
+        if (windows) windows.push(toWindow(box));
+        else found.set(value, [toWindow(box)]);
+      }
+    }
     if (r.tooMany === true || found.size > config.maxZones) {
       throw new ZonalError(
         'too_many_zones',
