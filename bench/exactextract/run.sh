@@ -12,11 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-PY=/usr/bin/python3
-if ! command -v gdalinfo >/dev/null || ! "$PY" -c 'import osgeo.gdal, numpy, pyproj' 2>/dev/null; then
-  echo "installing gdal-bin python3-gdal python3-numpy python3-pyproj (bench-only dev tools)"
-  apt-get update -qq && apt-get install -y -qq gdal-bin python3-gdal python3-numpy python3-pyproj >/dev/null
-fi
+# PY and the GDAL/numpy/pyproj dev tools, installed when missing.
+source bench/lib/dev-tools.sh
 if [ ! -x /usr/bin/time ]; then
   echo "installing time (GNU time: the CPU seconds and peak RSS of exactextract and numpy)"
   apt-get update -qq && apt-get install -y -qq time >/dev/null

@@ -10,11 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-PY=/usr/bin/python3
-if ! command -v gdalinfo >/dev/null || ! "$PY" -c 'import osgeo.gdal, numpy' 2>/dev/null; then
-  echo "installing gdal-bin python3-gdal python3-numpy (bench-only dev tools)"
-  apt-get update -qq && apt-get install -y -qq gdal-bin python3-gdal python3-numpy python3-pyproj >/dev/null
-fi
+# PY and the GDAL/numpy/pyproj dev tools, installed when missing.
+source bench/lib/dev-tools.sh
 [ -d node_modules ] || npm ci --no-audit --no-fund
 [ -d bench/jobs/node_modules/parquet-wasm ] || (cd bench/jobs && npm ci --no-audit --no-fund)
 redis_url="${BENCH_REDIS_URL:-redis://127.0.0.1:6379/12}"

@@ -5,11 +5,8 @@
 # Results: stdout and bench/out/stac-results.md. Knobs: see bench/stac/README.md (BENCH_OLD=0 skips the old data).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-PY=/usr/bin/python3
-if ! command -v gdalinfo >/dev/null || ! "$PY" -c 'import osgeo.gdal, numpy, pyproj' 2>/dev/null; then
-  echo "installing gdal-bin python3-gdal python3-numpy python3-pyproj (bench-only dev tools)"
-  apt-get update -qq && apt-get install -y -qq gdal-bin python3-gdal python3-numpy python3-pyproj >/dev/null
-fi
+# PY and the GDAL/numpy/pyproj dev tools, installed when missing.
+source bench/lib/dev-tools.sh
 [ -d node_modules ] || npm ci --no-audit --no-fund
 "$PY" bench/lib/s2_data.py
 files=(bench/data/s2_B04.tif bench/data/s2_B08.tif bench/data/s2_SCL.tif)
