@@ -35,6 +35,7 @@ function centreOf(context: ResultContext, id: number, axis: 0 | 1): number | nul
 const PER_CELL = {
   appliesTo: ['raster'],
   needs: { cells: true },
+  form: { group: 'cells' },
 } as const;
 
 /** Nothing weighs: no pixel, or every weight 0 (exactextract's 0 / 0: NaN). */
@@ -167,35 +168,30 @@ export const EXACTEXTRACT = [
     ...PER_CELL,
     result: (s) => Array.from(s.cells().values),
     description: "The value of each counted pixel, in exactextract's cell order (row by row).",
-    form: { group: 'cells' },
   }),
   statistic({
     name: 'coverage',
     ...PER_CELL,
     result: (s) => Array.from(s.cells().weights),
     description: 'The cᵢ of each counted pixel (its covered fraction, or as coverage_weight says), in the same order.',
-    form: { group: 'cells' },
   }),
   statistic({
     name: 'cell_id',
     ...PER_CELL,
     result: (s) => Array.from(s.cells().ids),
     description: "Each counted pixel's 0-based index on the raster's full grid, row by row (row × width + column).",
-    form: { group: 'cells' },
   }),
   statistic({
     name: 'center_x',
     ...PER_CELL,
     result: (s, _a, context) => Array.from(s.cells().ids, (id) => centreOf(context, id, 0) as number),
     description: "Each counted pixel's centre x, in the raster's CRS.",
-    form: { group: 'cells' },
   }),
   statistic({
     name: 'center_y',
     ...PER_CELL,
     result: (s, _a, context) => Array.from(s.cells().ids, (id) => centreOf(context, id, 1) as number),
     description: "Each counted pixel's centre y, in the raster's CRS.",
-    form: { group: 'cells' },
   }),
   ...(
     [
