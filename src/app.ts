@@ -15,6 +15,7 @@ import { infoRoutes } from './http/routes/info.ts';
 import { contextPlugin } from './http/context.ts';
 import { metaRoutes } from './http/routes/meta.ts';
 import { rasterRoutes } from './http/routes/raster.ts';
+import { cubeRoutes } from './http/routes/cube.ts';
 import { vectorRoutes } from './http/routes/vector.ts';
 import { processRoutes } from './http/routes/processes.ts';
 import { jobRoutes } from './http/routes/jobs.ts';
@@ -118,6 +119,7 @@ async function registerAll(app: FastifyInstance, deps: AppDeps, options: BuildOp
   await app.register(metaRoutes, { lifecycle });
   await app.register(infoRoutes, deps);
   await app.register(rasterRoutes, deps);
+  await app.register(cubeRoutes, deps);
   await app.register(vectorRoutes, deps);
   await app.register(processRoutes, deps);
   await app.register(jobRoutes, deps);

@@ -43,6 +43,8 @@ export interface Config {
   maxStacItems: number;
   /** Most (zone, Item) rows of one request (ZONAL_MAX_ZONE_ITEMS). */
   maxZoneItems: number;
+  /** Most zone × step rows of one cube request. */
+  maxCubeRows: number;
   maxBodyBytes: number;
   /** Max bytes one request may read from its source. */
   maxSourceBytes: number;
@@ -161,6 +163,7 @@ export function loadConfig(env: Env = process.env): Config {
     drainGraceMs: int(env, 'ZONAL_DRAIN_GRACE_MS', 30_000, 0),
     maxStacItems: int(env, 'ZONAL_MAX_STAC_ITEMS', 1_000, 1),
     maxZoneItems: int(env, 'ZONAL_MAX_ZONE_ITEMS', 100_000, 1),
+    maxCubeRows: int(env, 'ZONAL_MAX_CUBE_ROWS', 2_000_000, 1),
     revalidateSeconds: int(env, 'ZONAL_REVALIDATE_SECONDS', 30, 0),
     tileCacheBytes: int(env, 'ZONAL_TILE_CACHE_BYTES', defaultTileCacheBytes(), 0),
     // Fits 10,000 zones of ~100 vertices each (a 5 MiB limit refused ~20,000-vertex inputs).

@@ -58,6 +58,8 @@ const LAYERS: string[][] = [
   ['source'],
   ['stac'],
   ['raster', 'vector'],
+  // Data cubes (Zarr, kerchunk references): stores, CF conventions, a cube's steps as a raster's bands.
+  ['cube'],
   ['workers'],
   // Use cases: domain types in, outcomes out; they never see the wire schemas.
   ['zonal'],
@@ -96,6 +98,10 @@ const PURE_FILES = [
   'raster/tile-cache.ts',
   'jobs/model.ts',
   'jobs/rows.ts',
+  'cube/cf.ts',
+  'cube/cf-time.ts',
+  'cube/select.ts',
+  'cube/zarr-meta.ts',
 ];
 
 /** Each heavy library and the one adapter file that may import it. */
@@ -127,6 +133,9 @@ const ADAPTERS: Record<string, string> = {
   'p-queue': 'jobs/local-queue.ts',
   'cli-progress': 'cli/progress.ts',
   'hyparquet-writer': 'formats/geoparquet.ts',
+  zarrita: 'codecs/zarr.ts',
+  'seek-bzip': 'codecs/zarr.ts',
+  'reference-spec-reader': 'cube/store.ts',
 };
 
 const packageName = (spec: string): string => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] as string));

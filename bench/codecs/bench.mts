@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fromArrayBuffer } from 'geotiff';
 import { MemorySource } from '../../src/source/memory.ts';
-import { openRaster, type RasterReader } from '../../src/raster/reader.ts';
+import { openRaster, type CogReader } from '../../src/raster/reader.ts';
 import { decodeBlock, recycle } from '../../src/raster/decode.ts';
 import { type SampleArray } from '../../src/raster/samples.ts';
 import { preloadImageCodecs } from '../../src/raster/codecs/image.ts';
@@ -102,7 +102,7 @@ async function timed(fn: () => Promise<unknown>): Promise<number[]> {
   return runs;
 }
 
-const openService = (bytes: Uint8Array, name: string): Promise<RasterReader> => openRaster(new MemorySource(bytes, `file:///bench/${name}.tif`));
+const openService = (bytes: Uint8Array, name: string): Promise<CogReader> => openRaster(new MemorySource(bytes, `file:///bench/${name}.tif`));
 
 /** The service's runs: each opens the file (the header, timed apart) then decodes every tile (timed). */
 async function timedService(bytes: Uint8Array, name: string): Promise<{ runs: number[]; open: number[] }> {
@@ -126,7 +126,7 @@ async function timedService(bytes: Uint8Array, name: string): Promise<{ runs: nu
  * thread's spares with recycle(), as the fold does), one at a time; with `assemble`, copied into one array
  * per band for the check.
  */
-async function serviceDecode(reader: RasterReader, assemble: boolean): Promise<Bands | number> {
+async function serviceDecode(reader: CogReader, assemble: boolean): Promise<Bands | number> {
   const level = reader.info.levels[0]!;
   const { ifd, grid } = level;
   const across = Math.ceil(grid.width / ifd.tileWidth);

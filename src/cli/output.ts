@@ -91,7 +91,7 @@ export async function writeOutcomes(
   name: string,
   path: string | undefined,
   outcomes: AsyncIterable<ZoneOutcome>,
-  keyName: 'band' | 'column',
+  keyName: 'band' | 'column' | 'variable',
   cwd = process.cwd(),
 ): Promise<void> {
   const format = checkOutput(name, path);

@@ -27,7 +27,7 @@ function firstSeen(lists: Iterable<Iterable<string>>, skip: readonly string[] = 
   return out;
 }
 
-function toCsv(outcomes: readonly ZoneOutcome[], keyName: 'band' | 'column'): string {
+function toCsv(outcomes: readonly ZoneOutcome[], keyName: 'band' | 'column' | 'variable'): string {
   const props = firstSeen(outcomes.map((o) => Object.keys(o.zone.properties ?? {})));
   const stats = firstSeen(
     outcomes.flatMap((o) => Object.values(o.statistics ?? {}).map((s) => Object.keys(s))),
@@ -35,10 +35,30 @@ function toCsv(outcomes: readonly ZoneOutcome[], keyName: 'band' | 'column'): st
   );
   // zones × time: each row's Item after the zone's own columns.
   const items = outcomes.some((o) => o.item !== undefined);
-  const header = ['index', 'id', ...props, ...(items ? ['item_id', 'datetime'] : []), keyName, ...stats, 'aoi_area', 'data_area', 'error_code', 'error_detail'];
+  // A cube's rows: each iterated dimension's coordinate.
+  const dims = firstSeen(outcomes.map((o) => Object.keys(o.coords ?? {})));
+  const header = [
+    'index',
+    'id',
+    ...props,
+    ...(items ? ['item_id', 'datetime'] : []),
+    ...dims,
+    keyName,
+    ...stats,
+    'aoi_area',
+    'data_area',
+    'error_code',
+    'error_detail',
+  ];
   const rows = [header.map(csvField).join(',')];
   for (const o of outcomes) {
-    const lead = [o.zone.index, o.zone.id, ...props.map((p) => o.zone.properties?.[p]), ...(items ? [o.item?.id, o.item?.datetime] : [])];
+    const lead = [
+      o.zone.index,
+      o.zone.id,
+      ...props.map((p) => o.zone.properties?.[p]),
+      ...(items ? [o.item?.id, o.item?.datetime] : []),
+      ...dims.map((d) => o.coords?.[d]),
+    ];
     if (o.error) {
       rows.push([...lead, '', ...stats.map(() => ''), '', '', o.error.code, o.error.detail].map(csvField).join(','));
       continue;

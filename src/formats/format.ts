@@ -7,7 +7,7 @@ import type { ZoneError, ZoneOutcome } from '../zonal/model.ts';
 
 export interface FormatOptions {
   /** What a row of statistics is keyed by: a raster's bands, a GeoParquet file's columns. */
-  keyName: 'band' | 'column';
+  keyName: 'band' | 'column' | 'variable';
   /** Whether each zone's geometry is written back (GeoJSON; GeoParquet always writes it). */
   includeGeometry: boolean;
 }

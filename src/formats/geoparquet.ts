@@ -70,6 +70,8 @@ function toGeoParquet(outcomes: readonly ZoneOutcome[]): Uint8Array {
     for (const [key, s] of Object.entries(o.statistics ?? {})) for (const stat of Object.keys(s)) statColumns.set(`${key}_${stat}`, { key, stat });
   }
   const items = outcomes.some((o) => o.item !== undefined);
+  const dims: string[] = [];
+  for (const o of outcomes) for (const k of Object.keys(o.coords ?? {})) if (!dims.includes(k)) dims.push(k);
   const taken = new Set([...RESERVED, ...statColumns.keys()]);
   const { wkb, types } = geometries(outcomes);
   const columns: (ColumnSource | ListColumn)[] = [
@@ -90,6 +92,13 @@ function toGeoParquet(outcomes: readonly ZoneOutcome[]): Uint8Array {
           { name: 'datetime', data: outcomes.map((o) => o.item?.datetime ?? null), type: 'STRING' as const },
         ]
       : []),
+    // A cube's rows: each iterated dimension's coordinate (time as text).
+    ...dims.map((d) =>
+      column(
+        d,
+        outcomes.map((o) => o.coords?.[d]),
+      ),
+    ),
     ...[...statColumns].map(([name, { key, stat }]) =>
       column(
         name,

@@ -13,6 +13,8 @@ interface ZoneLine {
   /** zones × time: the row's STAC Item (null: a zone's row without one). */
   item_id?: string | null;
   datetime?: string | null;
+  /** A cube's row: the coordinate of each iterated dimension (`time`, `level`, …). */
+  [dimension: string]: unknown;
   statistics?: StatsResponse;
   error?: ZoneError;
 }
@@ -24,7 +26,8 @@ function zoneLine(o: ZoneOutcome): ZoneLine {
     base.item_id = o.item?.id ?? null;
     base.datetime = o.item?.datetime ?? null;
   }
-  return o.error ? { ...base, error: o.error } : { ...base, statistics: o.statistics as StatsResponse };
+  const line = o.coords ? { ...base, ...o.coords } : base;
+  return o.error ? { ...line, error: o.error } : { ...line, statistics: o.statistics as StatsResponse };
 }
 
 export const ndjson: Format = {

@@ -49,7 +49,7 @@ export function answerZonal(
   reply: FastifyReply,
   body: ZonesPart,
   question: Question,
-  options: { keyName: 'band' | 'column'; alwaysZones?: boolean },
+  options: { keyName: 'band' | 'column' | 'variable'; alwaysZones?: boolean },
 ) {
   const zones = zonesOfBody(body, deps.config.maxZones);
   const single = body.aoi !== undefined && body.aoi.type !== 'FeatureCollection' && options.alwaysZones !== true;

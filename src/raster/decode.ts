@@ -12,6 +12,7 @@ import { unpackMask } from './pixels.ts';
 import type { PixelWindow } from '../geometry/grid.ts';
 import type { BlockSpan } from './predictor.ts';
 import { TileCache } from './tile-cache.ts';
+import { decodeZarrRegion } from '../codecs/zarr.ts';
 
 export type { BlockSpan };
 
@@ -25,6 +26,28 @@ export interface BlockFormat {
   readonly bands: readonly { plane: number; sample: number }[];
   /** Raw value of a sparse block (GDAL: nodata, else 0). */
   readonly fill: number;
+  /** A cube's chunks (cube/reader.ts): the blocks are Zarr chunks decoded by zarrita; `codec` then gives only the block size. */
+  readonly zarr?: ZarrLayout;
+}
+
+/**
+ * How the planes of a cube's blocks decode: each plane is a chunk (or shard) of the variable, the block its
+ * spatial chunk, and each band a step (an index along the other dimensions) inside one plane.
+ */
+interface ZarrLayout {
+  readonly zarrFormat: 2 | 3;
+  /** The array's metadata documents (codecs/zarr.ts). */
+  readonly docs: Readonly<Record<string, string>>;
+  readonly shape: readonly number[];
+  /** The chunk (or shard) shape read as one object. */
+  readonly chunks: readonly number[];
+  /** The dimensions of the level's rows and columns. */
+  readonly yDim: number;
+  readonly xDim: number;
+  /** Per plane: its chunk coordinates along each dimension (the spatial ones are the block's). */
+  readonly planes: readonly (readonly number[])[];
+  /** Per band of `bands`: its index inside its plane's chunk along each dimension (0 along the spatial ones). */
+  readonly at: readonly (readonly number[])[];
 }
 
 /** Decoded samples of one plane of a block; `array` lies on a SharedArrayBuffer (threads share it). */
@@ -76,6 +99,8 @@ export interface EncodedBlock {
   readonly mask: ArrayBuffer | null;
   /** Per plane, its key in the decoded-tile cache (null: not cacheable, the source has no validator). */
   readonly keys: (string | null)[];
+  /** A cube's block: per plane, its chunk's key in the array's folder (BlockFormat.zarr). */
+  readonly chunkKeys?: readonly string[];
 }
 
 /** Bytes of a block's decompressed data up to the end of row `row1` (what a prefix decode must produce). */
@@ -205,12 +230,50 @@ async function decodePlane(codec: TileCodec, bytes: ArrayBuffer, rows: number, s
   return { ...view, span };
 }
 
+/** A cube's block: each plane (a chunk) decoded whole by zarrita, each band a step inside one of them. */
+async function decodeZarrBlock(format: BlockFormat, z: ZarrLayout, block: EncodedBlock, times?: DecodeTimes): Promise<DecodedBlock> {
+  const { yDim, xDim, chunks, shape } = z;
+  const window = {
+    col0: block.col0,
+    row0: block.row0,
+    width: Math.min(chunks[xDim] as number, format.levelWidth - block.col0),
+    height: Math.min(chunks[yDim] as number, format.levelHeight - block.row0),
+  };
+  const t0 = now();
+  const regions = await Promise.all(
+    block.planes.map((bytes, p) => {
+      const coords = z.planes[p] as readonly number[];
+      const region = shape.map((n, d): [number, number] => {
+        const size = chunks[d] as number;
+        const start = d === yDim ? block.row0 : d === xDim ? block.col0 : (coords[d] as number) * size;
+        return [start, Math.min(start + size, n)];
+      });
+      return decodeZarrRegion(z.zarrFormat, z.docs, block.chunkKeys?.[p] ?? '', bytes === null ? null : new Uint8Array(bytes), region);
+    }),
+  );
+  if (times) {
+    times.inflate += now() - t0;
+    for (const r of regions) times.bytes += r.data.byteLength;
+    for (const r of regions) times.whole += r.data.byteLength;
+  }
+  const bands = format.bands.map(({ plane }, b): BandSamples => {
+    const r = regions[plane];
+    if (r === undefined) throw new Error('a band names a plane the block does not have');
+    const at = z.at[b] as readonly number[];
+    const offset = at.reduce((sum, i, d) => sum + i * (r.stride[d] as number), 0);
+    const isBig = r.data instanceof BigInt64Array || r.data instanceof BigUint64Array;
+    return { values: r.data as unknown as SampleArray, isBig, rowStride: r.stride[yDim] as number, step: r.stride[xDim] as number, offset };
+  });
+  return { window, bands, valid: null, maskStride: window.width, fresh: [] };
+}
+
 /**
  * Decodes a block (its planes not in `cached`, and its mask) on `need` (block-local; the whole block when
  * absent). With `keep`, the newly decoded planes are returned in `fresh` on SharedArrayBuffers for the
  * caller to cache.
  */
 export async function decodeBlock(format: BlockFormat, block: EncodedBlock, keep: boolean, need?: BlockSpan, times?: DecodeTimes): Promise<DecodedBlock> {
+  if (format.zarr) return decodeZarrBlock(format, format.zarr, block, times);
   const { codec, maskCodec } = format;
   const tw = codec.tileWidth;
   // Decoded blocks are always tileWidth wide; edge tiles and the last strip hold fewer real pixels.

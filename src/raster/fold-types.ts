@@ -21,6 +21,11 @@ export interface FoldBand {
   nodata64?: bigint | null;
   scale: number;
   offset: number;
+  /** Further raw values that are nodata (CF's missing_value beside its _FillValue). */
+  also?: number[];
+  /** Raw values below or above these are nodata (CF's valid_min, valid_max, valid_range, in packed units). */
+  validMin?: number;
+  validMax?: number;
 }
 
 /** One zone of a task: what it selects on the level, and its window there. */

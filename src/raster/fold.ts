@@ -75,6 +75,13 @@ function partialOf(set: ChannelSet, dataAreaM2: number, classes: Map<number, num
   return partial;
 }
 
+/** CF's further nodata of a band, in raw (packed) units: its missing values and the values outside its valid range; null when none. */
+function cfInvalid(band: FoldBand): ((raw: number) => boolean) | null {
+  const { also = [], validMin = -Infinity, validMax = Infinity } = band;
+  if (also.length === 0 && validMin === -Infinity && validMax === Infinity) return null;
+  return (raw) => raw < validMin || raw > validMax || also.includes(raw);
+}
+
 /** One zone's pixels of one decoded block into one accumulator per band. */
 function foldZone(
   task: FoldTask,
@@ -91,7 +98,9 @@ function foldZone(
   const fill = task.format.fill;
   const ch = channelsFor(task, zone, cov, weightsRow);
   const ofZones = zone.selection.kind === 'zone';
-  return task.bands.map(({ nodata, nodata64 = null, scale, offset }, b) => {
+  return task.bands.map((band, b) => {
+    const { nodata, nodata64 = null, scale, offset } = band;
+    const invalid = cfInvalid(band);
     const set = ch.accumulators();
     const classes = task.categorical ? new Map<number, number>() : null;
     const samples = block.bands[b];
@@ -118,7 +127,7 @@ function foldZone(
           raw = v === nodata64 ? Number.NaN : Number(v);
         } else raw = arr[i] as number;
       }
-      const value = raw !== raw || raw === nodata ? Number.NaN : raw * scale + offset;
+      const value = raw !== raw || raw === nodata || (invalid !== null && invalid(raw)) ? Number.NaN : raw * scale + offset;
       ch.add(set, w, value, r, c);
       if (value !== value) continue;
       if (areaRow) {
@@ -142,13 +151,19 @@ function readInputs(
   fileValid: boolean,
   inputs: Float64Array,
   ok: Uint8Array,
+  invalids: readonly (((raw: number) => boolean) | null)[],
 ): void {
   for (let b = 0; b < bands.length; b++) {
     const band = bands[b] as FoldBand;
     const src = sources[b] as { raster: number; band: number };
     const from = rasters[src.raster] as DecodedBlock;
     const raw = band.nodata64 == null ? sampleAt(from, src.band, tr, tc, fills[src.raster] as number) : sample64At(from, src.band, tr, tc, band.nodata64);
-    const good = (src.raster === 0 ? fileValid : !from.valid || from.valid[tr * from.maskStride + tc] !== 0) && raw === raw && raw !== band.nodata;
+    const invalid = invalids[b] ?? null;
+    const good =
+      (src.raster === 0 ? fileValid : !from.valid || from.valid[tr * from.maskStride + tc] !== 0) &&
+      raw === raw &&
+      raw !== band.nodata &&
+      !(invalid !== null && invalid(raw));
     ok[b] = good ? 1 : 0;
     inputs[b] = good ? raw * band.scale + band.offset : Number.NaN;
   }
@@ -190,6 +205,7 @@ function foldProgram(
   const exclude = program.mask?.exclude ? new Set(program.mask.exclude) : null;
   const inputs = new Float64Array(task.bands.length);
   const ok = new Uint8Array(task.bands.length);
+  const invalids = task.bands.map(cfInvalid);
   const walk = new CellWalk(cov, row0, areas);
   while (walk.next()) {
     const { w, r, c, tr, areaRow } = walk;
@@ -205,7 +221,7 @@ function foldProgram(
         continue;
       }
     }
-    readInputs(task.bands, sources, rasters, fills, tr, tc, fileValid, inputs, ok);
+    readInputs(task.bands, sources, rasters, fills, tr, tc, fileValid, inputs, ok, invalids);
     const a = areaRow ? w * (areaRow[c] as number) : 0;
     for (let o = 0; o < outputs.length; o++) {
       const b = outputs[o] as number;

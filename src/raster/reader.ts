@@ -17,13 +17,17 @@ import type { BlockFormat, DecodedPlane, EncodedBlock } from './decode.ts';
 export interface RasterLevel extends PlanLevel {
   readonly index: number;
   readonly grid: Grid;
+}
+
+/** A COG's level: its IFD and internal mask. */
+export interface CogLevel extends RasterLevel {
   readonly ifd: IfdInfo;
   /** The internal transparency mask of this level (GDAL_TIFF_INTERNAL_MASK), if any. */
   readonly mask: IfdInfo | null;
 }
 
-interface RasterInfo {
-  readonly levels: readonly RasterLevel[];
+interface RasterInfo<L extends RasterLevel = RasterLevel> {
+  readonly levels: readonly L[];
   readonly bandCount: number;
   readonly crs: CrsInfo;
   /** GDAL_NODATA, shared by all bands (GDAL's TIFF model); NaN means NaN is nodata; null none. */
@@ -33,24 +37,23 @@ interface RasterInfo {
   readonly scaling: readonly BandScaling[];
   /** e.g. "uint8", "float32" (of band 1). */
   readonly dtype: string;
+  /** A cube's further nodata (CF missing_value, valid range; raw units): every band's. */
+  readonly cf?: { also: number[]; validMin?: number; validMax?: number };
 }
 
-export interface RasterReader {
-  readonly info: RasterInfo;
-  /** Compressed bytes of tile `index` (TIFF tile order) of an IFD; null for a sparse (empty) tile. */
-  readTile(ifd: IfdInfo, index: number, signal?: AbortSignal): Promise<ArrayBuffer | null>;
-  /**
-   * Several tiles (or strips) of one IFD, in the order asked: byte ranges closer than MERGE_GAP are read
-   * in one request (a window of one-row strips is one read, not one per strip). null for a sparse tile.
-   */
-  readTiles(ifd: IfdInfo, indexes: readonly number[], signal?: AbortSignal): Promise<(ArrayBuffer | null)[]>;
+/**
+ * What the raster use case reads: levels, bands and their blocks. A COG is one (openRaster); a cube's chunks
+ * for some steps are another (cube/reader.ts), its steps as bands.
+ */
+export interface RasterReader<L extends RasterLevel = RasterLevel> {
+  readonly info: RasterInfo<L>;
   /** How `bands` (1-based) decode from the blocks of a level (raster/decode.ts). */
   blockFormat(level: RasterLevel, bands: readonly number[]): BlockFormat;
   /**
    * The blocks (raster/plan.ts indexes) of a level with the planes that hold `bands` and the mask, read
-   * together so that near ranges merge (readTiles). Keys for the decoded-tile cache carry the object's
-   * validator; without one (a source that cannot tell a change) nothing is cached. Planes that `cached`
-   * gives (asked with each plane's key and its block's position in `blocks`) are not read.
+   * together so that near ranges merge. Keys for the decoded-tile cache carry the object's validator;
+   * without one (a source that cannot tell a change) nothing is cached. Planes that `cached` gives (asked
+   * with each plane's key and its block's position in `blocks`) are not read.
    */
   readBlocks(
     level: RasterLevel,
@@ -59,6 +62,17 @@ export interface RasterReader {
     signal?: AbortSignal,
     cached?: (key: string, k: number) => DecodedPlane | undefined,
   ): Promise<EncodedBlock[]>;
+}
+
+/** A COG's reader: its levels carry their IFDs, and tiles can be read by index. */
+export interface CogReader extends RasterReader<CogLevel> {
+  /** Compressed bytes of tile `index` (TIFF tile order) of an IFD; null for a sparse (empty) tile. */
+  readTile(ifd: IfdInfo, index: number, signal?: AbortSignal): Promise<ArrayBuffer | null>;
+  /**
+   * Several tiles (or strips) of one IFD, in the order asked: byte ranges closer than MERGE_GAP are read
+   * in one request (a window of one-row strips is one read, not one per strip). null for a sparse tile.
+   */
+  readTiles(ifd: IfdInfo, indexes: readonly number[], signal?: AbortSignal): Promise<(ArrayBuffer | null)[]>;
 }
 
 /** The data type of a sample ("uint8" … "float64"; packed depths widened), or null when we do not read it. */
@@ -118,7 +132,7 @@ const MERGE_MAX = 4 * 1024 * 1024;
 /** Blocks larger than this are read on their own. */
 const MERGE_SMALL = 128 * 1024;
 
-type ReadTiles = RasterReader['readTiles'];
+type ReadTiles = CogReader['readTiles'];
 type ReadBlocks = RasterReader['readBlocks'];
 type GeoTransform = NonNullable<GeoTiffHeader['geoTransform']>;
 
@@ -126,7 +140,7 @@ type GeoTransform = NonNullable<GeoTiffHeader['geoTransform']>;
  * Opens a GeoTIFF over a ByteSource: parses the header, georeferencing, CRS, nodata and scale/offset.
  * Throws ZonalError('invalid_source') for bytes that are not a readable TIFF, ('missing_crs') without a CRS.
  */
-export async function openRaster(source: ByteSource, signal?: AbortSignal): Promise<RasterReader> {
+export async function openRaster(source: ByteSource, signal?: AbortSignal): Promise<CogReader> {
   const header = await readHeader(source, signal);
   const images = header.ifds.filter((ifd) => !isMask(ifd));
   const base = images[0];
@@ -154,7 +168,7 @@ export async function openRaster(source: ByteSource, signal?: AbortSignal): Prom
       return (await readTiles(ifd, [index], sig))[0] ?? null;
     },
     readTiles,
-    blockFormat: (level, bands) => blockFormatOf(level, bands, planar, nodata),
+    blockFormat: (level, bands) => blockFormatOf(level as CogLevel, bands, planar, nodata),
     readBlocks: blockReader(source, planar, readTiles),
   };
 }
@@ -184,10 +198,10 @@ function requireGeoTransform(header: GeoTiffHeader): GeoTransform {
 }
 
 /** Full resolution and its overviews as levels, each with its grid and internal mask (checked readable). */
-function rasterLevels(images: readonly IfdInfo[], masks: readonly IfdInfo[], base: IfdInfo, geoTransform: GeoTransform): RasterLevel[] {
+function rasterLevels(images: readonly IfdInfo[], masks: readonly IfdInfo[], base: IfdInfo, geoTransform: GeoTransform): CogLevel[] {
   const [x0, dx, rx, y0, ry, dy] = geoTransform;
   if (dx * dy - rx * ry === 0) throw new ZonalError('invalid_source', 'The raster’s geotransform is degenerate (zero pixel size).');
-  const levels: RasterLevel[] = [];
+  const levels: CogLevel[] = [];
   for (const ifd of images) {
     // Overviews of another shape (e.g. a thumbnail of other bands) are not levels of this raster.
     if (ifd.codec.samplesPerPixel !== base.codec.samplesPerPixel || ifd.width > base.width) continue;
@@ -203,7 +217,7 @@ function rasterLevels(images: readonly IfdInfo[], masks: readonly IfdInfo[], bas
 }
 
 /** How the requested bands decode from a level's blocks (raster/decode.ts). */
-function blockFormatOf(level: RasterLevel, bands: readonly number[], planar: boolean, nodata: number | null): BlockFormat {
+function blockFormatOf(level: CogLevel, bands: readonly number[], planar: boolean, nodata: number | null): BlockFormat {
   return {
     codec: level.ifd.codec,
     maskCodec: level.mask?.codec ?? null,
@@ -218,7 +232,7 @@ function blockFormatOf(level: RasterLevel, bands: readonly number[], planar: boo
 /** readBlocks over `readTiles`: the planes the decoded-tile cache lacks and the masks, read together. */
 function blockReader(source: ByteSource, planar: boolean, readTiles: ReadTiles): ReadBlocks {
   return async function readBlocks(level, blocks, bands, sig, cached) {
-    const { ifd, mask } = level;
+    const { ifd, mask } = level as CogLevel;
     const across = Math.ceil(ifd.width / ifd.tileWidth);
     const perBand = across * Math.ceil(ifd.height / ifd.tileHeight);
     const version = versionKey(source);

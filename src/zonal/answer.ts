@@ -10,6 +10,7 @@ import { rasterZoneOutcomes } from './raster-zones.ts';
 import { rasterAsset, vectorAsset } from './stac.ts';
 import { stacSearchOutcomes, type StacSearchDeps } from './stac-search.ts';
 import { outcomesOf } from './zones.ts';
+import { cubeOutcomes } from './cube.ts';
 import type { Question, Zone, ZoneOutcome } from './model.ts';
 
 /** Everything a question may need: the configuration, the worker pool, a source opener, a JSON client, the caller's abort signal. */
@@ -35,6 +36,11 @@ export async function* answer(question: Question, zones: readonly Zone[], deps: 
     case 'vector':
       yield* outcomesOf(zones, vectorZones(question, zones, deps));
       return;
+    case 'cube': {
+      const { kind: _kind, ...query } = question;
+      yield* cubeOutcomes(query, zones, deps);
+      return;
+    }
     case 'vector-stac': {
       const query = await vectorAsset(question, deps);
       yield* outcomesOf(zones, vectorZones(query, zones, { ...deps, knownParquet: true }));

@@ -10,7 +10,7 @@ import type { BBox } from '../geometry/types.ts';
 import type { PreviewGrid } from '../raster/preview.ts';
 import type { FoldRunner } from '../workers/pool.ts';
 import { blockWindow, layoutOf } from '../raster/plan.ts';
-import { openRaster, type RasterLevel, type RasterReader } from '../raster/reader.ts';
+import { openRaster, type CogLevel, type CogReader } from '../raster/reader.ts';
 import { toWorld, type Grid } from '../geometry/grid.ts';
 import type { ByteSource } from '../source/source.ts';
 import { openGeoParquet } from '../vector/reader.ts';
@@ -237,7 +237,7 @@ function lonLatRing(proj4: string, corner: (u: number, v: number) => Position): 
 async function rasterInfo(url: string, source: ByteSource, deps: InfoDeps): Promise<RasterInfoAnswer> {
   const reader = await openRaster(source, deps.signal);
   const { info } = reader;
-  const base = info.levels[0] as RasterLevel;
+  const base = info.levels[0] as CogLevel;
   const gridCorner =
     (g: Grid) =>
     (u: number, v: number): Position =>
@@ -276,11 +276,11 @@ async function rasterInfo(url: string, source: ByteSource, deps: InfoDeps): Prom
 }
 
 /** Whether a preview of `level` reads and decodes at most PREVIEW_MAX_BYTES in at most PREVIEW_MAX_BLOCKS blocks. */
-function previewAffordable(level: RasterLevel): boolean {
+function previewAffordable(level: CogLevel): boolean {
   const layout = layoutOf(level);
   const blocks = layout.across * layout.down;
   if (blocks > PREVIEW_MAX_BLOCKS) return false;
-  const cost = (ifd: RasterLevel['ifd'], samples: number): number => {
+  const cost = (ifd: CogLevel['ifd'], samples: number): number => {
     const c = ifd.codec;
     const across = Math.ceil(ifd.width / c.tileWidth);
     const down = Math.ceil(ifd.height / c.tileHeight);
@@ -296,7 +296,7 @@ function previewAffordable(level: RasterLevel): boolean {
 }
 
 /** Band 1 of `level`, sampled to ≤ PREVIEW_MAX_SIDE a side (nearest), scale and offset applied. */
-async function preview(reader: RasterReader, level: RasterLevel, runner: InfoDeps['runner'], signal?: AbortSignal): Promise<RasterPreview | null> {
+async function preview(reader: CogReader, level: CogLevel, runner: InfoDeps['runner'], signal?: AbortSignal): Promise<RasterPreview | null> {
   const { info } = reader;
   const { width: lw, height: lh } = level.grid;
   const step = Math.max(1, Math.ceil(Math.max(lw, lh) / PREVIEW_MAX_SIDE));

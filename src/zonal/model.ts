@@ -42,6 +42,8 @@ export interface ZoneOutcome {
   zone: ZoneInput;
   /** zones × time: the STAC Item of this row (its id and datetime); absent otherwise, null for a zone's row without an Item. */
   item?: { id: string; datetime: string } | null;
+  /** A cube's row: the coordinate of each iterated dimension (time as ISO 8601 text), in the variable's order; null for a zone's row without a step. */
+  coords?: Record<string, string | number> | null;
   statistics?: StatsResponse;
   error?: ZoneError;
   /** The error itself (its extras: limits, paths), for an answer of one zone that is the request's problem. */
@@ -88,10 +90,20 @@ export interface StacSearchQuery extends RasterOptions {
   time?: { rule: 'all' | 'asof' | 'nearest' | 'window'; date?: string; property?: string; days?: number };
 }
 
+/** A cube's variable (Zarr v2/v3, or NetCDF through kerchunk references) per zone and step. */
+export interface CubeQuery extends Omit<RasterOptions, 'bands' | 'weights' | 'zones' | 'mask' | 'approx_stats'> {
+  url: string;
+  variable: string;
+  /** Per non-spatial dimension: one value (pinned), an inclusive range, or a list. */
+  sel?: Record<string, number | string | (number | string)[] | { start?: number | string; end?: number | string }>;
+  sel_method?: 'exact' | 'nearest';
+}
+
 /** Every question the service answers: a raster or a GeoParquet file, directly or as an asset of a STAC Item, or zones × time. */
 export type Question =
   | ({ kind: 'raster' } & RasterQuery)
   | ({ kind: 'raster-stac'; asset?: string } & RasterQuery)
   | ({ kind: 'raster-stac-search' } & StacSearchQuery)
   | ({ kind: 'vector' } & VectorQuery)
-  | ({ kind: 'vector-stac'; asset?: string } & VectorQuery);
+  | ({ kind: 'vector-stac'; asset?: string } & VectorQuery)
+  | ({ kind: 'cube' } & CubeQuery);

@@ -50,6 +50,8 @@ export interface RasterDeps {
   plans?: PlanCache;
   /** Task slots shared with the other rasters of the request (each task holds one from its reads to its result). */
   slots?: Slots;
+  /** false: no ZONAL_MAX_AREA_KM2 (a cube's cells are coarse: its pixel limit bounds the work). */
+  areaLimit?: false;
 }
 
 /** Whether every value is kept though no statistic needs it (a histogram, categorical). */
@@ -115,6 +117,8 @@ export interface RasterInput {
 
 /** Rasters beyond the request's one: band math inputs on its grid, and a class raster of another resolution. */
 export interface RasterSources {
+  /** The raster already opened (a cube's steps as bands: cube/reader.ts), in place of `url`. */
+  reader?: RasterReader;
   /** The expression's inputs; the first is the grid the zones are read on, the others must share it. */
   inputs?: RasterInput[];
   /** The mask's classes (band 1), taken by nearest neighbour onto the grid. */
@@ -220,8 +224,7 @@ async function openOne(req: RasterQuery, deps: RasterDeps, sources?: RasterSourc
   const names = parseStatNames(req.stats ?? DEFAULT_STATS, 'raster');
   checkProgram(req);
   parseHistogram(req.histogram);
-  const source = await deps.openSource(req.url);
-  const reader = await openRaster(source, deps.signal);
+  const reader = sources?.reader ?? (await openRaster(await deps.openSource(req.url), deps.signal));
   const { info } = reader;
   const allNames = Array.from({ length: info.bandCount }, (_, i) => `b${i + 1}`);
   // The bands answered, or the bands the expression reads; then the mask's band if it is another.
@@ -374,6 +377,7 @@ function bandsFor(reader: RasterReader, bands: number[], defaults: readonly Band
       nodata64,
       scale: fileScaled ? scaling.scale : (fallback.scale ?? 1),
       offset: fileScaled ? scaling.offset : (fallback.offset ?? 0),
+      ...info.cf,
     };
   });
 }

@@ -47,7 +47,7 @@ function gridSignature(ctx: RasterContext): string {
 function planRasterZone(ctx: RasterContext, aoi: Aoi): Exclude<PlannedZone, { error: unknown }> {
   const { config } = ctx.deps;
   const aoiAreaM2 = aoi.kind === 'area' ? aoi.areaM2 : 0;
-  if (!ctx.approx && aoiAreaM2 / 1e6 > config.maxAreaKm2) {
+  if (!ctx.approx && ctx.deps.areaLimit !== false && aoiAreaM2 / 1e6 > config.maxAreaKm2) {
     throw new ZonalError(
       'aoi_too_large',
       `The area of interest covers ${Math.round(aoiAreaM2 / 1e6).toLocaleString('en')} km², above the limit of ${config.maxAreaKm2.toLocaleString('en')} km² (use approx_stats to skip it).`,

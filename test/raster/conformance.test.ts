@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemorySource } from '../../src/source/memory.ts';
-import { openRaster, type RasterLevel } from '../../src/raster/reader.ts';
+import { openRaster, type CogLevel } from '../../src/raster/reader.ts';
 import { decompress } from '../../src/raster/codecs/index.ts';
 import { toSamples } from '../../src/raster/samples.ts';
 import { unpackMask } from '../../src/raster/pixels.ts';
@@ -44,7 +44,7 @@ function source(file: string): MemorySource {
 
 /** Every pixel of level 0, decoded as the fold decodes it: per band, row-major; and the mask if any. */
 async function decodeAll(
-  level: RasterLevel,
+  level: CogLevel,
   bands: number,
   reader: Awaited<ReturnType<typeof openRaster>>,
 ): Promise<{ bands: number[][]; mask: number[] | null }> {
@@ -113,7 +113,7 @@ describe('GeoTIFF conformance corpus (GDAL-decoded pixels)', () => {
     async (_f, backend, entry) => {
       useInflateBackend(backend);
       const reader = await openRaster(source(entry.file));
-      const level = reader.info.levels[0] as RasterLevel;
+      const level = reader.info.levels[0] as CogLevel;
       expect(reader.info.bandCount).toBe(entry.bands);
       expect([level.grid.width, level.grid.height]).toEqual([entry.width, entry.height]);
       if (entry.geotransform) {

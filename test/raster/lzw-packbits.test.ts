@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { MemorySource } from '../../src/source/memory.ts';
-import { openRaster, type RasterLevel } from '../../src/raster/reader.ts';
+import { openRaster, type CogLevel } from '../../src/raster/reader.ts';
 import { toSamples } from '../../src/raster/samples.ts';
 import type { TileCodec } from '../../src/raster/geotiff-adapter.ts';
 import { geotiffBlockDecode } from '../helpers/geotiff-decoders.ts';
@@ -47,7 +47,7 @@ function decode(codec: TileCodec, bytes: Uint8Array, expected?: number): Uint8Ar
 
 async function open(file: string) {
   const reader = await openRaster(new MemorySource(readFileSync(new URL(file, DIR)), `file:///conformance/${file}`));
-  return { reader, level: reader.info.levels[0] as RasterLevel };
+  return { reader, level: reader.info.levels[0] as CogLevel };
 }
 
 /** Every tile or strip of level 0 as stored: [index, bytes]. */

@@ -1,0 +1,109 @@
+/**
+ * Zarr chunks decoded by zarrita (its codec pipeline: v2 compressors and filters, v3 bytes, transpose,
+ * sharding_indexed, crc32c, and numcodecs' blosc, lz4, zstd) — the only zarrita and seek-bzip import. It runs
+ * in the worker threads: the main thread reads a chunk's bytes and sends them with the array's metadata
+ * documents; here a store of just those keys is opened and the chunk's region read out.
+ */
+import { gunzipSync, inflateSync } from 'node:zlib';
+import type * as Zarrita from 'zarrita';
+import Bunzip from 'seek-bzip';
+
+/** A decoded region: its samples, shape and strides (elements, per dimension). */
+export interface ZarrRegion {
+  data: ArrayLike<number | bigint> & { buffer: ArrayBufferLike; byteLength: number };
+  shape: number[];
+  stride: number[];
+}
+
+type Entry = Awaited<ReturnType<NonNullable<ReturnType<typeof Zarrita.registry.get>>>>;
+
+const bytesCodec = (name: string, decode: (b: Uint8Array) => Uint8Array): (() => Promise<Entry>) => {
+  const codec = {
+    kind: 'bytes_to_bytes' as const,
+    encode: (): never => {
+      throw new Error(`${name}: encoding is not supported`);
+    },
+    decode: (b: Uint8Array): Uint8Array => decode(b),
+  };
+  return () => Promise.resolve({ kind: 'bytes_to_bytes', fromConfig: () => codec } as unknown as Entry);
+};
+
+// node:zlib inflates in C, several times faster than the DecompressionStream zarrita uses; bz2 has no
+// numcodecs decoder in JavaScript, seek-bzip's is kept.
+const zlibCodec = bytesCodec('zlib', (b) => new Uint8Array(inflateSync(b)));
+const gzipCodec = bytesCodec('gzip', (b) => new Uint8Array(gunzipSync(b)));
+const bz2Codec = bytesCodec('bz2', (b) => new Uint8Array(Bunzip.decode(Buffer.from(b.buffer, b.byteOffset, b.byteLength))));
+
+let loaded: Promise<typeof Zarrita> | undefined;
+
+/**
+ * zarrita, loaded on first use: a static import of it (ESM only, no `require` export) fails in a worker
+ * thread whose TypeScript tsx loads as CommonJS; a dynamic import works in both.
+ */
+function zarrita(): Promise<typeof Zarrita> {
+  loaded ??= import('zarrita').then((z) => {
+    z.registry.set('zlib', zlibCodec).set('numcodecs.zlib', zlibCodec).set('gzip', gzipCodec).set('numcodecs.gzip', gzipCodec).set('numcodecs.bz2', bz2Codec);
+    return z;
+  });
+  return loaded;
+}
+
+/** Whether zarrita (with the codecs added here) decodes a codec of this name. */
+export async function hasZarrCodec(name: string): Promise<boolean> {
+  const zarr = await zarrita();
+  // zarrita reads numcodecs' fixedscaleoffset filter as its scale_offset and cast_value codecs.
+  return name === 'sharding_indexed' || name === 'numcodecs.fixedscaleoffset' || zarr.registry.has(name);
+}
+
+/** An in-memory store of the given keys (absolute, "/"-led), with the ranged reads sharding needs. */
+function memoryStore(entries: Map<string, Uint8Array>): Zarrita.AsyncReadable {
+  return {
+    get: (key: string) => Promise.resolve(entries.get(key)),
+    getRange: (key: string, range: { offset: number; length: number } | { suffixLength: number }) => {
+      const bytes = entries.get(key);
+      if (bytes === undefined) return Promise.resolve(undefined);
+      if ('suffixLength' in range) return Promise.resolve(bytes.subarray(bytes.byteLength - range.suffixLength));
+      return Promise.resolve(bytes.subarray(range.offset, range.offset + range.length));
+    },
+  } as Zarrita.AsyncReadable;
+}
+
+/**
+ * zarrita casts the fill value through fixedscaleoffset's integer type and fails on NaN (a float array's
+ * usual fill): the pipeline is given no fill value, and an absent chunk is filled here with the array's own.
+ */
+function withoutCastFill(format: 2 | 3, docs: Record<string, string>): { docs: Record<string, string>; fill?: number } {
+  const text = docs['.zarray'];
+  if (format !== 2 || text === undefined || !text.includes('fixedscaleoffset')) return { docs };
+  const meta = JSON.parse(text) as { fill_value?: unknown };
+  if (meta.fill_value !== 'NaN') return { docs };
+  return { docs: { ...docs, '.zarray': JSON.stringify({ ...meta, fill_value: null }) }, fill: Number.NaN };
+}
+
+/**
+ * The region `[start, stop)` per dimension of an array, from the metadata documents (`.zarray`/`.zattrs`
+ * or `zarr.json`, by name) and the one chunk (or shard) that holds it, at `key` (its key in the array's
+ * folder); null bytes: an absent chunk (the fill value).
+ */
+export async function decodeZarrRegion(
+  format: 2 | 3,
+  docs: Record<string, string>,
+  key: string,
+  bytes: Uint8Array | null,
+  region: readonly (readonly [number, number])[],
+): Promise<ZarrRegion> {
+  const zarr = await zarrita();
+  const enc = new TextEncoder();
+  const patched = withoutCastFill(format, docs);
+  const entries = new Map<string, Uint8Array>(Object.entries(patched.docs).map(([name, text]) => [`/${name}`, enc.encode(text)]));
+  if (bytes !== null) entries.set(`/${key}`, bytes);
+  const where = zarr.root(memoryStore(entries));
+  const arr = format === 2 ? await zarr.open.v2(where, { kind: 'array' }) : await zarr.open.v3(where, { kind: 'array' });
+  const out = await zarr.get(
+    arr,
+    region.map(([a, b]) => zarr.slice(a, b)),
+  );
+  const decoded = out as unknown as ZarrRegion;
+  if (bytes === null && patched.fill !== undefined) (decoded.data as unknown as Float64Array).fill(patched.fill);
+  return decoded;
+}

@@ -1,0 +1,189 @@
+/**
+ * Data cubes (issue 25): a Zarr store's (or kerchunk references') variable per zone and step. The steps
+ * `sel` keeps are grouped by the chunks that hold them (a chunk often spans many time steps); each group is
+ * one unit of the zones × units engine, answered by the raster use case with the group's steps as bands
+ * (cube/reader.ts stepsReader), so each chunk is read and decoded once, in a worker, for all its zones and
+ * steps; zones share their plan across groups (one grid) and the workers their coverage. Rows come out zone
+ * by zone in input order, each zone's steps in axis order (the variable's first dimension outermost).
+ */
+import { ZonalError } from '../errors.ts';
+import type { Aoi } from '../geometry/types.ts';
+import { openCubeStore } from '../cube/store.ts';
+import { openCube, stepsReader, type Cube, type StepGroup } from '../cube/reader.ts';
+import { coordinateOf, selectDim, type Sel } from '../cube/select.ts';
+import { rasterZones, type PlanCache, type RasterDeps } from './raster.ts';
+import { answerZones, type Planned, type Work } from './engine.ts';
+import { Slots } from './slots.ts';
+import { parseZones, zoneError } from './zones.ts';
+import type { BandStats, CubeQuery, RasterQuery, StatsResponse, Zone, ZoneOutcome } from './model.ts';
+
+/** Groups answered at once (their chunk reads overlap other groups' decoding), sharing the task slots. */
+const GROUPS_IN_FLIGHT = 3;
+const TASK_SLOTS_PER_WORKER = 4;
+/** A group takes chunks along the other dimensions until it holds this many steps (one-step chunks, as NetCDF often has, go together). */
+const GROUP_STEPS = 48;
+/** Most chunks of one spatial block a group reads together. */
+const GROUP_PLANES = 16;
+
+/** One step: its index along each non-spatial dimension of the cube (in the cube's `dims` order). */
+type Step = number[];
+
+/** The request's own checks, before any byte: what a cube does not take. */
+function checkCube(q: CubeQuery): void {
+  const extra = q as CubeQuery & Record<string, unknown>;
+  for (const key of ['bands', 'weights', 'zones', 'mask', 'approx_stats', 'expression']) {
+    if (extra[key] !== undefined) {
+      throw new ZonalError('validation_failed', `"${key}" does not apply to a cube: name its "variable" and pick steps with "sel".`, {
+        errors: [{ path: `/${key}`, message: 'not for cubes' }],
+      });
+    }
+  }
+}
+
+/** The steps `sel` keeps, in the variable's dimension order (the first outermost), and the dimensions iterated. */
+function stepsOf(cube: Cube, q: CubeQuery): { steps: Step[]; iterated: number[] } {
+  const sel = q.sel ?? {};
+  const known = new Set(cube.dims.map((d) => d.name));
+  for (const key of Object.keys(sel)) {
+    if (!known.has(key)) {
+      const spatial = cube.array.dims.includes(key);
+      throw new ZonalError(
+        'validation_failed',
+        spatial
+          ? `"${key}" is a spatial axis of "${cube.array.path}": the zones pick its cells, not "sel".`
+          : `"${cube.array.path}" has no dimension "${key}": its dimensions are ${cube.array.dims.join(', ')}.`,
+        { errors: [{ path: `/sel/${key}`, message: 'no such dimension' }] },
+      );
+    }
+  }
+  const picked = cube.dims.map((d) => selectDim(d, sel[d.name] as Sel | undefined, q.sel_method ?? 'exact'));
+  let steps: Step[] = [[]];
+  for (const p of picked) steps = steps.flatMap((s) => p.indexes.map((i) => [...s, i]));
+  return { steps, iterated: picked.flatMap((p, k) => (p.pinned ? [] : [k])) };
+}
+
+/** The steps grouped by the chunks holding them, consecutive chunks together up to GROUP_STEPS steps. */
+function groupsOf(cube: Cube, steps: readonly Step[]): { group: StepGroup; steps: number[] }[] {
+  const { array, dims } = cube;
+  const chunkOf = (s: Step): number[] =>
+    array.shape.map((_, d) => {
+      const k = dims.findIndex((dim) => dim.index === d);
+      return k < 0 ? 0 : Math.floor((s[k] as number) / (array.chunks[d] as number));
+    });
+  const byChunk = new Map<string, { coords: number[]; steps: number[] }>();
+  steps.forEach((s, i) => {
+    const coords = chunkOf(s);
+    const key = coords.join(',');
+    const entry = byChunk.get(key);
+    if (entry) entry.steps.push(i);
+    else byChunk.set(key, { coords, steps: [i] });
+  });
+  const groups: { group: StepGroup; steps: number[] }[] = [];
+  let current: { group: StepGroup; steps: number[] } | null = null;
+  for (const { coords, steps: members } of byChunk.values()) {
+    if (current === null || current.steps.length + members.length > GROUP_STEPS || current.group.planes.length >= GROUP_PLANES) {
+      current = { group: { planes: [], bands: [] }, steps: [] };
+      groups.push(current);
+    }
+    const plane = current.group.planes.length;
+    current.group.planes.push(coords);
+    for (const i of members) {
+      const s = steps[i] as Step;
+      const at = array.shape.map((_, d) => {
+        const k = dims.findIndex((dim) => dim.index === d);
+        return k < 0 ? 0 : (s[k] as number) - (coords[d] as number) * (array.chunks[d] as number);
+      });
+      current.group.bands.push({ plane, at });
+      current.steps.push(i);
+    }
+  }
+  return groups;
+}
+
+type GroupAnswer = { statistics: StatsResponse } | { error: unknown };
+
+export async function* cubeOutcomes(q: CubeQuery, zones: readonly Zone[], deps: RasterDeps): AsyncGenerator<ZoneOutcome> {
+  const { config, signal } = deps;
+  checkCube(q);
+  const { url, variable, sel: _sel, sel_method: _method, ...options } = q;
+  const raster: RasterQuery = { ...options, url };
+  const aois = parseZones(zones, config.maxVertices);
+  const store = await openCubeStore(url, {
+    openSource: deps.openSource,
+    maxBytes: Math.min(config.maxSourceBytes, 256 * 1024 * 1024),
+    ...(signal ? { signal } : {}),
+  });
+  const cube = await openCube(store, variable, signal);
+  const { steps, iterated } = stepsOf(cube, q);
+  const rows = zones.length * steps.length;
+  if (rows > config.maxCubeRows) {
+    throw new ZonalError(
+      'too_many_rows',
+      `The request asks for ${rows.toLocaleString('en')} zone × step rows, above the limit of ${config.maxCubeRows.toLocaleString('en')}: split the zones or narrow "sel".`,
+      { limit_rows: config.maxCubeRows, rows },
+    );
+  }
+  const groups = groupsOf(cube, steps);
+  const coords = (i: number): Record<string, string | number> =>
+    Object.fromEntries(
+      iterated.map((k) => [cube.dims[k]?.name as string, coordinateOf(cube.dims[k] as Cube['dims'][number], (steps[i] as Step)[k] as number)]),
+    );
+  const planned = aois.map((a): Planned<number> => ('error' in a ? a : { units: groups.map((_, g) => g) }));
+  let z = 0;
+  for await (const answer of answerZones(planned, cubeWork(raster, cube, groups, zones, aois, deps))) {
+    const zone = zones[z++] as Zone;
+    if ('error' in answer) {
+      const error = zoneError(answer.error);
+      if (error === null) throw answer.error;
+      yield { zone, coords: null, error, cause: answer.error };
+      continue;
+    }
+    for (const { step, stats } of answer) yield { zone, coords: coords(step), statistics: { [variable]: stats } };
+  }
+}
+
+/** The engine's cube work: a unit is a group of steps, answered by the raster use case for every zone. */
+function cubeWork(
+  raster: RasterQuery,
+  cube: Cube,
+  groups: readonly { group: StepGroup; steps: number[] }[],
+  zones: readonly Zone[],
+  aois: readonly (Aoi | { error: unknown })[],
+  deps: RasterDeps,
+): Work<number, { group: number; answer: GroupAnswer }, { step: number; stats: BandStats }[]> {
+  const plans: PlanCache = new Map();
+  const slots = new Slots(TASK_SLOTS_PER_WORKER * Math.max(1, deps.config.workers));
+  return {
+    id: (g) => g,
+    compare: (a, b) => a - b,
+    inFlight: GROUPS_IN_FLIGHT,
+    run: async ([unit]) => {
+      const { key: g, zones: members } = unit as { key: number; zones: number[] };
+      const { group } = groups[g] as (typeof groups)[number];
+      const answers: GroupAnswer[] = [];
+      const options = { sources: { reader: stepsReader(cube, group) }, keys: members.map(String), aois: members.map((m) => aois[m] as Aoi) };
+      const bands = group.bands.map((_, b) => b + 1);
+      for await (const a of rasterZones(
+        { ...raster, bands },
+        members.map((m) => zones[m] as Zone),
+        { ...deps, plans, slots, areaLimit: false },
+        options,
+      ))
+        answers.push(a);
+      return members.map((zone, k) => ({ zone, key: g, result: { group: g, answer: answers[k] as GroupAnswer } }));
+    },
+    answer: (_z, results) => {
+      const out: { step: number; stats: BandStats }[] = [];
+      for (const { group: g, answer } of results) {
+        if ('error' in answer) throw answer.error;
+        const { steps } = groups[g] as (typeof groups)[number];
+        steps.forEach((step, b) => {
+          const stats = answer.statistics[`band_${b + 1}`];
+          if (stats) out.push({ step, stats });
+        });
+      }
+      return out.sort((a, b) => a.step - b.step);
+    },
+    ...(deps.signal ? { signal: deps.signal } : {}),
+  };
+}

@@ -1,0 +1,179 @@
+/**
+ * The cube endpoint's refusals and representations: each problem is a 4xx naming why (never a number that
+ * may be wrong), and the rows carry their coordinates in every many-zones format. Stores are the fixtures
+ * of fixtures/cube served by a real HTTP server honouring Range, plus small in-memory stores on it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { parquetReadObjects } from 'hyparquet';
+import { buildTestApp } from '../helpers/build-app.ts';
+import { startRangeServer, type RangeServer } from '../helpers/range-server.ts';
+
+const ROOT = new URL('../../fixtures/cube/', import.meta.url).pathname;
+
+const box = (x0: number, y0: number, x1: number, y1: number): unknown => ({
+  type: 'Polygon',
+  coordinates: [
+    [
+      [x0, y0],
+      [x1, y0],
+      [x1, y1],
+      [x0, y1],
+      [x0, y0],
+    ],
+  ],
+});
+const zones = {
+  type: 'FeatureCollection',
+  features: [
+    { type: 'Feature', id: 'west', properties: { name: 'w' }, geometry: box(-7, 40, 8, 50) },
+    { type: 'Feature', id: 'east', properties: { name: 'e' }, geometry: box(20, -10, 30, 5) },
+  ],
+};
+
+let app: FastifyInstance;
+let files: RangeServer;
+
+beforeAll(async () => {
+  files = await startRangeServer({ root: ROOT });
+  app = await buildTestApp();
+});
+afterAll(async () => {
+  await app.close();
+  await files.close();
+});
+
+const post = (payload: Record<string, unknown>, accept = 'application/json') =>
+  app.inject({ method: 'POST', url: '/api/v1/zonal-stats/cube', headers: { accept }, payload: { aoi: zones, ...payload } });
+
+describe("cube: refusals in the user's words", () => {
+  it('an unknown variable lists the variables of a consolidated store', async () => {
+    const res = await post({ url: files.url('/era5.zarr'), variable: 't3m' });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({ code: 'unknown_variable' });
+    expect(res.json().detail).toContain('"t2m"');
+  });
+
+  it('a time not on the axis names the nearest steps; with sel_method nearest it is answered', async () => {
+    const sel = { time: '2020-01-01T05:30:00Z' };
+    const res = await post({ url: files.url('/era5.zarr'), variable: 't2m', sel });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().code).toBe('selection_not_found');
+    expect(res.json().detail).toContain('"2020-01-01T05:00:00Z" and "2020-01-01T06:00:00Z"');
+    const near = await post({ url: files.url('/era5.zarr'), variable: 't2m', sel: { time: '2020-01-01T05:40:00Z' }, sel_method: 'nearest' });
+    const exact = await post({ url: files.url('/era5.zarr'), variable: 't2m', sel: { time: '2020-01-01T06:00:00Z' } });
+    expect(near.statusCode).toBe(200);
+    expect(near.json()).toEqual(exact.json());
+  });
+
+  it('a dimension the variable lacks, or a spatial one, is named', async () => {
+    const res = await post({ url: files.url('/era5.zarr'), variable: 't2m', sel: { level: 850 } });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail).toContain('its dimensions are time, latitude, longitude');
+    const spatial = await post({ url: files.url('/era5.zarr'), variable: 't2m', sel: { latitude: 10 } });
+    expect(spatial.statusCode).toBe(422);
+    expect(spatial.json().detail).toContain('spatial axis');
+  });
+
+  it('a codec without a decoder is named', async () => {
+    files.setFile(
+      '/zfp.zarr/v/.zarray',
+      JSON.stringify({
+        zarr_format: 2,
+        shape: [2, 3],
+        chunks: [2, 3],
+        dtype: '<f4',
+        compressor: { id: 'zfpy', mode: 4 },
+        fill_value: null,
+        filters: null,
+        order: 'C',
+      }),
+    );
+    files.setFile('/zfp.zarr/v/.zattrs', JSON.stringify({ _ARRAY_DIMENSIONS: ['lat', 'lon'] }));
+    const res = await post({ url: files.url('/zfp.zarr'), variable: 'v' });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({ code: 'unsupported_codec', codec: 'numcodecs.zfpy' });
+    expect(res.json().detail).toContain('"zfpy"');
+  });
+
+  it('an irregular axis without bounds is refused', async () => {
+    const enc = (a: number[]): Uint8Array => new Uint8Array(new Float64Array(a).buffer);
+    const array = (n: number): string =>
+      JSON.stringify({ zarr_format: 2, shape: [n], chunks: [n], dtype: '<f8', compressor: null, fill_value: null, filters: null, order: 'C' });
+    files.setFile(
+      '/irr.zarr/v/.zarray',
+      JSON.stringify({ zarr_format: 2, shape: [3, 3], chunks: [3, 3], dtype: '<f4', compressor: null, fill_value: null, filters: null, order: 'C' }),
+    );
+    files.setFile('/irr.zarr/v/.zattrs', JSON.stringify({ _ARRAY_DIMENSIONS: ['lat', 'lon'] }));
+    files.setFile('/irr.zarr/v/0.0', new Uint8Array(36));
+    files.setFile('/irr.zarr/lat/.zarray', array(3));
+    files.setFile('/irr.zarr/lat/.zattrs', JSON.stringify({ _ARRAY_DIMENSIONS: ['lat'], units: 'degrees_north' }));
+    files.setFile('/irr.zarr/lat/0', enc([0, 1, 3]));
+    files.setFile('/irr.zarr/lon/.zarray', array(3));
+    files.setFile('/irr.zarr/lon/.zattrs', JSON.stringify({ _ARRAY_DIMENSIONS: ['lon'], units: 'degrees_east' }));
+    files.setFile('/irr.zarr/lon/0', enc([0, 1, 2]));
+    const res = await post({ url: files.url('/irr.zarr'), variable: 'v' });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({ code: 'unsupported_grid' });
+    expect(res.json().detail).toContain('"lat" is not regular');
+  });
+
+  it('fields that do not apply to a cube are refused', async () => {
+    const res = await post({ url: files.url('/era5.zarr'), variable: 't2m', expression: 'b1 * 2' });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().errors).toEqual([expect.objectContaining({ path: '/expression' })]);
+  });
+
+  it('a file:// store outside the data roots is forbidden', async () => {
+    const res = await post({ url: 'file:///etc/era5.zarr', variable: 't2m' });
+    expect(res.statusCode).toBe(403);
+  });
+
+  it('more rows than the limit is a 422 with the figures', async () => {
+    const small = await buildTestApp({ maxCubeRows: 50 });
+    try {
+      const res = await small.inject({
+        method: 'POST',
+        url: '/api/v1/zonal-stats/cube',
+        payload: { aoi: zones, url: files.url('/era5.zarr'), variable: 't2m' },
+      });
+      expect(res.statusCode).toBe(422);
+      expect(res.json()).toMatchObject({ code: 'too_many_rows', rows: 96, limit_rows: 50 });
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+describe('cube: rows in every many-zones format', () => {
+  const body = { variable: 't2m', sel: { time: { start: '2020-01-01T00:00:00Z', end: '2020-01-01T01:00:00Z' } }, stats: ['mean'] };
+
+  it('JSON features carry the step beside the statistics, zones in input order then steps', async () => {
+    const res = await post({ ...body, url: files.url('/era5.zarr') });
+    expect(res.statusCode).toBe(200);
+    const props = (res.json() as { features: { id: string; properties: Record<string, unknown> }[] }).features.map((f) => [f.id, f.properties['time']]);
+    expect(props).toEqual([
+      ['west', '2020-01-01T00:00:00Z'],
+      ['west', '2020-01-01T01:00:00Z'],
+      ['east', '2020-01-01T00:00:00Z'],
+      ['east', '2020-01-01T01:00:00Z'],
+    ]);
+  });
+
+  it('CSV has a time column and a variable column', async () => {
+    const res = await post({ ...body, url: files.url('/era5.zarr') }, 'text/csv');
+    expect(res.statusCode).toBe(200);
+    const [header, first] = res.body.split('\r\n');
+    expect(header).toBe('index,id,name,time,variable,mean,aoi_area,data_area,error_code,error_detail');
+    expect(first).toMatch(/^0,west,w,2020-01-01T00:00:00Z,t2m,/);
+  });
+
+  it('GeoParquet has a time column', async () => {
+    const res = await post({ ...body, url: files.url('/era5.zarr') }, 'application/vnd.apache.parquet');
+    expect(res.statusCode).toBe(200);
+    const bytes = res.rawPayload;
+    const rows = await parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer });
+    expect(rows.map((r) => r['time'])).toEqual(['2020-01-01T00:00:00Z', '2020-01-01T01:00:00Z', '2020-01-01T00:00:00Z', '2020-01-01T01:00:00Z']);
+    expect(typeof rows[0]?.['t2m_mean']).toBe('number');
+  });
+});
