@@ -47,7 +47,7 @@ export class ResultsView {
       const tr = h('tr', { 'data-row': String(i), 'data-zone': String(row.zone), tabindex: '0', class: row.error ? 'failed' : undefined });
       cells.forEach((text, c) => {
         const name = head[c]!;
-        const isStat = c >= 3 && name !== 'error';
+        const isStat = c >= 3 + table.coordNames.length && name !== 'error';
         const shown = isStat ? displayText(row.values[name]) : text;
         const td = h('td', { 'data-stat': name, 'data-value': text, class: name === 'error' ? 'error-cell' : isStat ? 'num' : undefined }, shown);
         if (shown !== text && text !== '') td.title = text.length > 500 ? `${text.slice(0, 500)}…` : text;
@@ -80,14 +80,14 @@ export class ResultsView {
     for (const tr of Array.from(this.table.tBodies[0]!.rows)) tr.setAttribute('aria-selected', String(tr.dataset['row'] === String(i)));
     this.onSelect(row.zone);
     const bars = histogramBars(row);
-    const what = table.kind === 'raster' ? `band ${row.key.replace(/^band_/, '')}` : row.key;
+    const what = table.keyName === 'band' ? `band ${row.key.replace(/^band_/, '')}` : row.key;
     if (!bars) {
       this.histogram.clear();
       this.chartTitle.textContent = row.error ? `Zone ${row.zone}: failed` : `Zone ${row.zone}, ${what}: ask for histogram bins or freq_hist for a chart`;
       return;
     }
     this.chartTitle.textContent = `Zone ${row.zone}, ${what}: ${bars.source === 'histogram' ? 'histogram' : 'freq_hist'}`;
-    this.histogram.show(bars.labels, bars.counts, bars.source === 'histogram' ? 'count' : table.kind === 'raster' ? 'count' : 'weight');
+    this.histogram.show(bars.labels, bars.counts, bars.source === 'histogram' ? 'count' : table.keyName === 'column' ? 'weight' : 'count');
   }
 
   get selectedRow(): number {
