@@ -5,7 +5,7 @@
 import type { AnswerLine, StatValue, ZoneError } from './api.ts';
 
 /** A row's coordinate: `datetime` "2024-01-15T10:00:00Z", a cube's `time` or `level` 850; null where it has none. */
-type Coordinate = string | number | null;
+export type Coordinate = string | number | null;
 
 export interface ResultRow {
   /** the zone's index in the request's aoi */
