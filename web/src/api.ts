@@ -223,6 +223,12 @@ export async function postStats(request: Outgoing, signal?: AbortSignal): Promis
   return lines;
 }
 
+/** The statistics endpoints the service lists in its index (`GET /`), e.g. `/api/v1/zonal-stats/raster/stac/search`. */
+export async function getStatsEndpoints(): Promise<string[]> {
+  const index = await call<{ endpoints?: Record<string, unknown> }>('/', { headers: { accept: 'application/json' } });
+  return Object.values(index.endpoints ?? {}).filter((p): p is string => typeof p === 'string' && p.startsWith('/api/v1/zonal-stats/'));
+}
+
 /** The same request as a shell command (single-quoted JSON). */
 export function curlCommand(origin: string, request: Outgoing): string {
   const json = JSON.stringify(request.body).replace(/'/g, `'\\''`);

@@ -22,6 +22,7 @@ import { Drawing, type DrawMode } from './draw.ts';
 import { OptionsForm } from './form.ts';
 import { ZonalMap } from './map.ts';
 import { formatNumber, keyNameOf, resultTable } from './table.ts';
+import { RequestEditor } from './request-editor.ts';
 import { ResultsView } from './results.ts';
 import { describeZone, displayZones, parseZones, type Zone } from './zones.ts';
 
@@ -31,6 +32,8 @@ const state = {
   item: null as StacItemInfo | null,
   zones: [] as Zone[],
   selectedZone: null as number | null,
+  /** The results are of the form's zones (a request sent as JSON has its own: none is shown selected). */
+  resultsOfForm: true,
   running: null as AbortController | null,
   loading: null as AbortController | null,
 };
@@ -60,9 +63,16 @@ let zmap: ZonalMap | null = null;
 let drawing: Drawing | null = null;
 const form = new OptionsForm(() => updateRequest());
 const results = new ResultsView((zone) => {
-  state.selectedZone = zone;
+  state.selectedZone = state.resultsOfForm ? zone : null;
   showZones();
 });
+const editor = new RequestEditor(
+  (request) => void send(request, false),
+  () => {
+    const built = form.request(state.zones);
+    return 'missing' in built ? built.missing : { path: statsPath(built.request), body: built.request.body };
+  },
+);
 
 function showError(message: string | null): void {
   els.error.hidden = message === null;
@@ -252,11 +262,11 @@ function updateRequest(): void {
 async function run(): Promise<void> {
   const built = form.request(state.zones);
   if ('missing' in built) return;
-  await send({ path: statsPath(built.request), body: built.request.body });
+  await send({ path: statsPath(built.request), body: built.request.body }, true);
 }
 
-/** Sends a statistics request and shows its answer. */
-async function send(request: Outgoing): Promise<void> {
+/** Sends a statistics request (the form's, or one written as JSON) and shows its answer. */
+async function send(request: Outgoing, ofForm: boolean): Promise<void> {
   state.running?.abort();
   const controller = (state.running = new AbortController());
   els.run.disabled = true;
@@ -266,6 +276,7 @@ async function send(request: Outgoing): Promise<void> {
   try {
     const lines = await postStats(request, controller.signal);
     const table = resultTable(keyNameOf(request.path), lines);
+    state.resultsOfForm = ofForm;
     results.show(table);
     const zones = new Set(lines.map((l) => l.index)).size;
     const failed = lines.filter((l) => l.error);
@@ -384,6 +395,7 @@ async function start(): Promise<void> {
     showError(`Could not read the page configuration: ${(err as Error).message}`);
   }
   renderDemos(config);
+  void editor.load();
   try {
     zmap = await ZonalMap.create(byId('map'), config.basemap);
     drawing = new Drawing(zmap.map, onDrawn);
