@@ -1,8 +1,9 @@
 /**
  * The browser page (web/) in headless Chromium, served by the service itself: a polygon drawn with the mouse
  * gives the same numbers as the API for that polygon, pasted zones give one row each, a bad source URL shows
- * the problem's detail, the CSV download is the table, and nothing is logged as an error (CSP violations
- * included). Skipped, saying why, when there is no Chromium.
+ * the problem's detail, the CSV download is the table, a zones × time answer (raster/stac/search, sent as JSON)
+ * is drawn as one line per zone, and nothing is logged as an error (CSP violations included). Skipped, saying
+ * why, when there is no Chromium.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -16,6 +17,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, FIXTURES } from '../helpers/build-app.ts';
 import { startRangeServer } from '../helpers/range-server.ts';
+import { startStacApi, type Item } from '../helpers/stac-api.ts';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const chromiumPath = existsSync(CHROMIUM) ? CHROMIUM : null;
@@ -24,6 +26,22 @@ if (!chromiumPath) console.warn(`browser tests skipped: no Chromium at ${CHROMIU
 type BuildWeb = (outDir?: string) => Promise<{ outDir: string; assets: Record<string, string> }>;
 // A JavaScript build script: imported by URL, typed here.
 const buildWebUrl = new URL('../../scripts/build-web.mjs', import.meta.url).href;
+
+/** An NDJSON line of a statistics answer (zones × time: with the row's Item). */
+interface AnswerLine {
+  index: number;
+  id: string | number | null;
+  item_id?: string | null;
+  datetime?: string | null;
+  statistics?: Record<string, Record<string, number>>;
+  error?: { code: string; detail: string };
+}
+
+/** What the page gave Chart.js for its lines (the series canvas's data-series). */
+interface ChartedSeries {
+  labels: string[];
+  lines: { name: string; zone: number; points: { x: string; y: number | null }[] }[];
+}
 
 interface ZoneAnswer {
   id: string | number | null;
@@ -117,6 +135,25 @@ describe.skipIf(!chromiumPath)('web page (Chromium)', () => {
     await page.locator('[data-testid="source-info"][data-kind="raster"]').waitFor();
   }
 
+  /** The service's own answer, as NDJSON lines (they name each row's zone by index). */
+  async function postLines(path: string, body: unknown): Promise<AnswerLine[]> {
+    const res = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(200);
+    return (await res.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as AnswerLine);
+  }
+
+  async function chartedSeries(): Promise<ChartedSeries | null> {
+    const json = await page.locator('#series').getAttribute('data-series');
+    return json === null ? null : (JSON.parse(json) as ChartedSeries);
+  }
+
   /** Each body row as {data-stat: data-value}. */
   async function tableRows(): Promise<Record<string, string>[]> {
     const rows = page.locator('#results-table tbody tr');
@@ -192,6 +229,9 @@ describe.skipIf(!chromiumPath)('web page (Chromium)', () => {
     const answers = await postStats('raster', bodyFromCurl(await page.locator('#curl').inputValue()));
     rows.forEach((r, i) => expect(Number(r['mean'])).toBe(answers[i]!.properties.statistics!['band_1']!['mean']));
     await expect.poll(() => page.locator('#chart-title').textContent()).toContain('histogram');
+    // One row per zone: the histogram, no lines.
+    expect(await page.locator('#series-box').isHidden()).toBe(true);
+    expect(await chartedSeries()).toBeNull();
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#csv-download').click()]);
     expect(download.suggestedFilename()).toBe('zonal-stats.csv');
@@ -337,5 +377,72 @@ describe.skipIf(!chromiumPath)('web page (Chromium)', () => {
     expect(csv[2]![1]).toBe("'=1+2");
     expect(csv[1]![1]).toBe('north');
     expect(errors).toEqual([]);
+  });
+
+  it('zones × time (raster/stac/search, sent as JSON from the form’s request): one line per zone, the answer’s numbers in time order', async () => {
+    const files = await startRangeServer({ root: join(FIXTURES, 'demo') });
+    // Three Items of the demo raster, listed out of time order, each with its own scale: every time its own numbers.
+    const item = (id: string, datetime: string, scale: number): Item => ({
+      type: 'Feature',
+      stac_version: '1.0.0',
+      id,
+      collection: 'demo',
+      bbox: [5.7416667, 49.4416667, 6.5333333, 50.1916667],
+      geometry: null,
+      properties: { datetime },
+      links: [],
+      assets: { elevation: { href: files.url('/elev.cog.tif'), type: 'image/tiff; application=geotiff', roles: ['data'], 'raster:bands': [{ scale }] } },
+    });
+    const api = await startStacApi([item('mar', '2024-03-15T10:00:00Z', 0.5), item('jan', '2024-01-15T10:00:00Z', 2), item('feb', '2024-02-15T10:00:00Z', 1)]);
+    try {
+      await pickDemoRaster();
+      await pasteTwoZones();
+      await page.locator('#stats input[value="max"]').check();
+      await page.locator('#json-request summary').click();
+      await page.locator('#json-from-form').click();
+      const formBody = JSON.parse(await page.locator('#json-body').inputValue()) as Record<string, unknown> & { aoi: { features: Record<string, unknown>[] } };
+      expect(await page.locator('#json-endpoint').inputValue()).toBe('/api/v1/zonal-stats/raster');
+      // The form's request made a search: the zones (the second without its id, a third no Item covers), over the API's Items.
+      const { url: _url, ...rest } = formBody;
+      const [north, south] = formBody.aoi.features;
+      const { id: _id, ...southWithoutId } = south!;
+      const sea = { type: 'Feature', id: 'sea', properties: {}, geometry: { type: 'Point', coordinates: [0, 0] } };
+      const body = { ...rest, stac: { url: api.url('/') }, asset: 'elevation', aoi: { type: 'FeatureCollection', features: [north, southWithoutId, sea] } };
+      const path = '/api/v1/zonal-stats/raster/stac/search';
+      await page.locator('#json-endpoint').selectOption(path);
+      await page.locator('#json-body').fill(JSON.stringify(body, null, 2));
+      await page.locator('#json-send').click();
+      await expect.poll(() => page.locator('#results-table tbody tr').count()).toBe(7);
+
+      const answer = await postLines(path, body);
+      const rows = await tableRows();
+      expect(rows.map((r) => [r['zone'], r['id'], r['item_id'], r['error'] ? 'error' : r['mean']])).toEqual(
+        answer.map((l) => [String(l.index), l.id === null ? '' : String(l.id), l.item_id ?? '', l.error ? 'error' : String(l.statistics!['band_1']!['mean'])]),
+      );
+      expect(rows[6]!['error']).toContain(answer[6]!.error!.detail);
+      const times = ['2024-01-15T10:00:00Z', '2024-02-15T10:00:00Z', '2024-03-15T10:00:00Z'];
+      const expected = (stat: string) =>
+        [0, 1].map((zone) => ({
+          name: zone === 0 ? 'north' : 'zone 1',
+          zone,
+          points: times.map((x) => ({ x, y: answer.find((l) => l.index === zone && l.datetime === x)!.statistics!['band_1']![stat]! })),
+        }));
+      // Every time its own mean (the scales differ), so a line out of time order would not match.
+      const means = expected('mean')[0]!.points.map((p) => p.y);
+      expect(new Set(means).size).toBe(3);
+      expect(await page.locator('#histogram-box').isHidden()).toBe(true);
+      await expect.poll(() => page.locator('#chart-title').textContent()).toContain('mean of band 1 by datetime');
+      expect(await chartedSeries()).toEqual({ labels: times, lines: expected('mean') });
+      // The statistics offered are the answer's numeric ones; another one redraws the lines.
+      const offered = await page.locator('#series-stat option').allTextContents();
+      expect(offered).toEqual(expect.arrayContaining(['count', 'mean', 'max']));
+      expect(await page.locator('#series-key-label').isHidden()).toBe(true);
+      await page.locator('#series-stat').selectOption('max');
+      await expect.poll(async () => (await chartedSeries())?.lines).toEqual(expected('max'));
+      expect(errors).toEqual([]);
+    } finally {
+      await api.close();
+      await files.close();
+    }
   });
 });

@@ -1,5 +1,5 @@
 /** The service's public HTTP API as the page uses it: same origin, JSON in, JSON or problem+json out. */
-import type { Feature, FeatureCollection, Geometry, Polygon } from 'geojson';
+import type { FeatureCollection, Polygon } from 'geojson';
 
 export interface Basemap {
   tiles: string;
@@ -96,8 +96,26 @@ export interface ZoneError {
   code: string;
   detail: string;
 }
-type ZoneFeature = Feature<Geometry | null, { statistics?: Statistics; error?: ZoneError; [key: string]: unknown }>;
-export type StatsAnswer = FeatureCollection<Geometry | null, ZoneFeature['properties']>;
+
+/**
+ * One NDJSON line of a statistics answer: the zone (`index` in the request's aoi, `id`, its own `properties`),
+ * `statistics` or `error`, and, where the endpoint answers several rows per zone, the row's coordinates beside
+ * them (raster/stac/search: `item_id`, `datetime`; a cube: its iterated dimensions).
+ */
+export interface AnswerLine {
+  index: number;
+  id: string | number | null;
+  properties: Record<string, unknown> | null;
+  statistics?: Statistics;
+  error?: ZoneError;
+  [coordinate: string]: unknown;
+}
+
+/** A request to a statistics endpoint: its path and JSON body. */
+export interface Outgoing {
+  path: string;
+  body: unknown;
+}
 
 /** A whole-request failure: the problem+json `detail` (or what the page could tell) as the message. */
 export class ProblemError extends Error {
@@ -111,11 +129,23 @@ export class ProblemError extends Error {
   }
 }
 
-function statsPath(request: Pick<StatsRequest, 'kind' | 'stac'>): string {
+/** What the page asks the statistics endpoints for (and the curl command shows). */
+const ANSWER_TYPE = 'application/x-ndjson';
+
+export function statsPath(request: Pick<StatsRequest, 'kind' | 'stac'>): string {
   return `/api/v1/zonal-stats/${request.kind}${request.stac ? '/stac' : ''}`;
 }
 
-async function call<T>(path: string, init: RequestInit): Promise<T> {
+function parseJson(text: string): unknown {
+  try {
+    return text === '' ? null : JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** The answer's text; a failure as a ProblemError with the problem+json `detail` (or what the page could tell). */
+async function callText(path: string, init: RequestInit): Promise<string> {
   let response: Response;
   try {
     response = await fetch(path, init);
@@ -123,14 +153,8 @@ async function call<T>(path: string, init: RequestInit): Promise<T> {
     throw new ProblemError(`The service did not answer (${(err as Error).message}).`, 0, null);
   }
   const text = await response.text();
-  let body: unknown = null;
-  try {
-    body = text === '' ? null : JSON.parse(text);
-  } catch {
-    body = null;
-  }
   if (!response.ok) {
-    const problem = (body ?? {}) as { detail?: unknown; title?: unknown; code?: unknown };
+    const problem = (parseJson(text) ?? {}) as { detail?: unknown; title?: unknown; code?: unknown };
     const detail =
       typeof problem.detail === 'string'
         ? problem.detail
@@ -139,7 +163,12 @@ async function call<T>(path: string, init: RequestInit): Promise<T> {
           : `HTTP ${response.status} ${response.statusText}`;
     throw new ProblemError(detail, response.status, typeof problem.code === 'string' ? problem.code : null);
   }
-  if (body === null) throw new ProblemError(`The service answered ${response.status} without JSON.`, response.status, null);
+  return text;
+}
+
+async function call<T>(path: string, init: RequestInit): Promise<T> {
+  const body = parseJson(await callText(path, init));
+  if (body === null) throw new ProblemError('The service answered without JSON.', 200, null);
   return body as T;
 }
 
@@ -168,12 +197,40 @@ export function getAssetInfo(source: StacSource, signal?: AbortSignal): Promise<
   return postJson<SourceInfo>('/api/v1/sources/info', { url: source.item, stac: true, asset: source.asset }, signal);
 }
 
-export function postStats(request: StatsRequest, signal?: AbortSignal): Promise<StatsAnswer> {
-  return postJson<StatsAnswer>(statsPath(request), request.body, signal);
+/**
+ * The answer of a statistics endpoint as NDJSON lines: one per zone, or per zone and row where the endpoint
+ * answers several (each line names its zone by `index`, which the GeoJSON answer does not). A failure after
+ * the first lines ends the stream with a line `{"error": …}`: thrown as the request's problem.
+ */
+export async function postStats(request: Outgoing, signal?: AbortSignal): Promise<AnswerLine[]> {
+  const text = await callText(request.path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: ANSWER_TYPE },
+    body: JSON.stringify(request.body),
+    signal: signal ?? null,
+  });
+  const lines: AnswerLine[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    const value = parseJson(line) as Partial<AnswerLine> | null;
+    if (value === null || typeof value !== 'object') throw new ProblemError('The service answered a line that is not JSON.', 200, null);
+    if (typeof value.index !== 'number') {
+      const error = value.error;
+      throw new ProblemError(error?.detail ?? 'The answer broke off.', error?.status ?? 500, error?.code ?? null);
+    }
+    lines.push(value as AnswerLine);
+  }
+  return lines;
+}
+
+/** The statistics endpoints the service lists in its index (`GET /`), e.g. `/api/v1/zonal-stats/raster/stac/search`. */
+export async function getStatsEndpoints(): Promise<string[]> {
+  const index = await call<{ endpoints?: Record<string, unknown> }>('/', { headers: { accept: 'application/json' } });
+  return Object.values(index.endpoints ?? {}).filter((p): p is string => typeof p === 'string' && p.startsWith('/api/v1/zonal-stats/'));
 }
 
 /** The same request as a shell command (single-quoted JSON). */
-export function curlCommand(origin: string, request: StatsRequest): string {
+export function curlCommand(origin: string, request: Outgoing): string {
   const json = JSON.stringify(request.body).replace(/'/g, `'\\''`);
-  return `curl -s ${origin}${statsPath(request)} -H 'content-type: application/json' -H 'accept: application/json' -d '${json}'`;
+  return `curl -s ${origin}${request.path} -H 'content-type: application/json' -H 'accept: ${ANSWER_TYPE}' -d '${json}'`;
 }

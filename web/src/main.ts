@@ -10,6 +10,8 @@ import {
   getItemInfo,
   postStats,
   ProblemError,
+  statsPath,
+  type Outgoing,
   type SourceInfo,
   type StacItemInfo,
   type StacSource,
@@ -19,7 +21,8 @@ import { byId, h } from './dom.ts';
 import { Drawing, type DrawMode } from './draw.ts';
 import { OptionsForm } from './form.ts';
 import { ZonalMap } from './map.ts';
-import { formatNumber, resultTable } from './table.ts';
+import { formatNumber, keyNameOf, resultTable } from './table.ts';
+import { RequestEditor } from './request-editor.ts';
 import { ResultsView } from './results.ts';
 import { describeZone, displayZones, parseZones, type Zone } from './zones.ts';
 
@@ -29,6 +32,8 @@ const state = {
   item: null as StacItemInfo | null,
   zones: [] as Zone[],
   selectedZone: null as number | null,
+  /** The results are of the form's zones (a request sent as JSON has its own: none is shown selected). */
+  resultsOfForm: true,
   running: null as AbortController | null,
   loading: null as AbortController | null,
 };
@@ -58,9 +63,16 @@ let zmap: ZonalMap | null = null;
 let drawing: Drawing | null = null;
 const form = new OptionsForm(() => updateRequest());
 const results = new ResultsView((zone) => {
-  state.selectedZone = zone;
+  state.selectedZone = state.resultsOfForm ? zone : null;
   showZones();
 });
+const editor = new RequestEditor(
+  (request) => void send(request, false),
+  () => {
+    const built = form.request(state.zones);
+    return 'missing' in built ? built.missing : { path: statsPath(built.request), body: built.request.body };
+  },
+);
 
 function showError(message: string | null): void {
   els.error.hidden = message === null;
@@ -243,13 +255,18 @@ function updateRequest(): void {
     return;
   }
   els.runHint.textContent = '';
-  els.curl.value = curlCommand(location.origin, built.request);
+  els.curl.value = curlCommand(location.origin, { path: statsPath(built.request), body: built.request.body });
   els.run.disabled = state.running !== null;
 }
 
 async function run(): Promise<void> {
   const built = form.request(state.zones);
   if ('missing' in built) return;
+  await send({ path: statsPath(built.request), body: built.request.body }, true);
+}
+
+/** Sends a statistics request (the form's, or one written as JSON) and shows its answer. */
+async function send(request: Outgoing, ofForm: boolean): Promise<void> {
   state.running?.abort();
   const controller = (state.running = new AbortController());
   els.run.disabled = true;
@@ -257,18 +274,18 @@ async function run(): Promise<void> {
   setStatus('Computing…');
   const started = performance.now();
   try {
-    const answer = await postStats(built.request, controller.signal);
-    const table = resultTable(built.request.kind, answer);
+    const lines = await postStats(request, controller.signal);
+    const table = resultTable(keyNameOf(request.path), lines);
+    state.resultsOfForm = ofForm;
     results.show(table);
-    const failed = answer.features.filter((f) => f.properties?.error).length;
+    const zones = new Set(lines.map((l) => l.index)).size;
+    const failed = lines.filter((l) => l.error);
     const ms = Math.round(performance.now() - started);
     setStatus(
-      `${answer.features.length} zone${answer.features.length === 1 ? '' : 's'}, ${table.rows.length} row${table.rows.length === 1 ? '' : 's'} in ${ms} ms${failed ? `; ${failed} failed` : ''}`,
+      `${zones} zone${zones === 1 ? '' : 's'}, ${table.rows.length} row${table.rows.length === 1 ? '' : 's'} in ${ms} ms${failed.length ? `; ${failed.length} failed` : ''}`,
     );
-    if (failed) {
-      const first = answer.features.findIndex((f) => f.properties?.error);
-      showError(`Zone ${first}: ${answer.features[first]!.properties!.error!.detail}${failed > 1 ? ` (and ${failed - 1} more, see the table)` : ''}`);
-    }
+    const first = failed[0];
+    if (first) showError(`Zone ${first.index}: ${first.error!.detail}${failed.length > 1 ? ` (and ${failed.length - 1} more, see the table)` : ''}`);
   } catch (err) {
     if (controller.signal.aborted) return;
     results.clear();
@@ -378,6 +395,7 @@ async function start(): Promise<void> {
     showError(`Could not read the page configuration: ${(err as Error).message}`);
   }
   renderDemos(config);
+  void editor.load();
   try {
     zmap = await ZonalMap.create(byId('map'), config.basemap);
     drawing = new Drawing(zmap.map, onDrawn);

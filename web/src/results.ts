@@ -1,6 +1,10 @@
-/** The results panel: the table (rows selectable), the histogram of the selected row, the CSV download. */
+/**
+ * The results panel: the table (rows selectable), the CSV download, and the chart: the histogram of the
+ * selected row, or, for an answer with several rows per zone, one line per zone (the selected row's thicker).
+ */
 import { Histogram } from './chart.ts';
 import { byId, h } from './dom.ts';
+import { SeriesView } from './series-view.ts';
 import { displayText, headerCells, histogramBars, rowCells, tableCsv, type ResultTable } from './table.ts';
 
 export class ResultsView {
@@ -8,7 +12,11 @@ export class ResultsView {
   private readonly empty = byId('results-empty');
   private readonly csvButton = byId<HTMLButtonElement>('csv-download');
   private readonly chartTitle = byId('chart-title');
+  private readonly chartWrap = byId('chart-wrap');
+  private readonly histogramBox = byId('histogram-box');
   private readonly histogram = new Histogram(byId<HTMLCanvasElement>('histogram'));
+  private readonly series = new SeriesView((text) => (this.chartTitle.textContent = text));
+  private isSeries = false;
   private current: ResultTable | null = null;
   private selected = 0;
 
@@ -47,7 +55,7 @@ export class ResultsView {
       const tr = h('tr', { 'data-row': String(i), 'data-zone': String(row.zone), tabindex: '0', class: row.error ? 'failed' : undefined });
       cells.forEach((text, c) => {
         const name = head[c]!;
-        const isStat = c >= 3 && name !== 'error';
+        const isStat = c >= 3 + table.coordNames.length && name !== 'error';
         const shown = isStat ? displayText(row.values[name]) : text;
         const td = h('td', { 'data-stat': name, 'data-value': text, class: name === 'error' ? 'error-cell' : isStat ? 'num' : undefined }, shown);
         if (shown !== text && text !== '') td.title = text.length > 500 ? `${text.slice(0, 500)}…` : text;
@@ -58,6 +66,10 @@ export class ResultsView {
     this.table.tBodies[0]!.replaceChildren(...rows);
     this.empty.hidden = rows.length > 0;
     this.csvButton.disabled = rows.length === 0;
+    this.histogram.clear();
+    this.isSeries = this.series.show(table);
+    this.histogramBox.hidden = this.isSeries;
+    this.chartWrap.classList.toggle('series', this.isSeries);
     const first = table.rows.findIndex((r) => !r.error);
     this.select(first >= 0 ? first : 0);
   }
@@ -69,6 +81,10 @@ export class ResultsView {
     this.empty.hidden = false;
     this.csvButton.disabled = true;
     this.histogram.clear();
+    this.series.clear();
+    this.isSeries = false;
+    this.histogramBox.hidden = false;
+    this.chartWrap.classList.remove('series');
     this.chartTitle.textContent = 'Histogram';
   }
 
@@ -79,15 +95,19 @@ export class ResultsView {
     this.selected = i;
     for (const tr of Array.from(this.table.tBodies[0]!.rows)) tr.setAttribute('aria-selected', String(tr.dataset['row'] === String(i)));
     this.onSelect(row.zone);
+    if (this.isSeries) {
+      this.series.highlight(row.error ? null : row.zone);
+      return;
+    }
     const bars = histogramBars(row);
-    const what = table.kind === 'raster' ? `band ${row.key.replace(/^band_/, '')}` : row.key;
+    const what = table.keyName === 'band' ? `band ${row.key.replace(/^band_/, '')}` : row.key;
     if (!bars) {
       this.histogram.clear();
       this.chartTitle.textContent = row.error ? `Zone ${row.zone}: failed` : `Zone ${row.zone}, ${what}: ask for histogram bins or freq_hist for a chart`;
       return;
     }
     this.chartTitle.textContent = `Zone ${row.zone}, ${what}: ${bars.source === 'histogram' ? 'histogram' : 'freq_hist'}`;
-    this.histogram.show(bars.labels, bars.counts, bars.source === 'histogram' ? 'count' : table.kind === 'raster' ? 'count' : 'weight');
+    this.histogram.show(bars.labels, bars.counts, bars.source === 'histogram' ? 'count' : table.keyName === 'column' ? 'weight' : 'count');
   }
 
   get selectedRow(): number {

@@ -1,54 +1,99 @@
-/** The answer as a table: one row per zone and band (raster) or column (vector); the same cells as CSV. */
-import type { StatValue, StatsAnswer, ZoneError } from './api.ts';
+/**
+ * The answer as a table: one row per zone (or zone and time/coordinates, where the endpoint answers several
+ * rows per zone) and band (raster), column (vector) or variable (cube); the same cells as CSV.
+ */
+import type { AnswerLine, StatValue, ZoneError } from './api.ts';
+
+/** A row's coordinate: `datetime` "2024-01-15T10:00:00Z", a cube's `time` or `level` 850; null where it has none. */
+export type Coordinate = string | number | null;
 
 export interface ResultRow {
+  /** the zone's index in the request's aoi */
   zone: number;
   id: string | number | null;
-  /** `band_1` or the column name; '' for a zone that failed */
+  /** where the endpoint answers several rows per zone: this row's (item_id, datetime; a cube's dimensions) */
+  coords: Record<string, Coordinate>;
+  /** `band_1`, the column name or the variable; '' for a row that failed */
   key: string;
   values: Record<string, StatValue>;
   error: ZoneError | null;
 }
 
+export type KeyName = 'band' | 'column' | 'variable';
+
 export interface ResultTable {
-  kind: 'raster' | 'vector';
+  keyName: KeyName;
+  /** every coordinate any row has, in first-seen order */
+  coordNames: string[];
   /** every statistic any row has, in first-seen order (the service answers them in request order) */
   statNames: string[];
   rows: ResultRow[];
   hasErrors: boolean;
 }
 
-export function resultTable(kind: 'raster' | 'vector', answer: StatsAnswer): ResultTable {
-  const statNames: string[] = [];
-  const seen = new Set<string>();
-  const rows: ResultRow[] = [];
-  answer.features.forEach((feature, zone) => {
-    const id = typeof feature.id === 'string' || typeof feature.id === 'number' ? feature.id : null;
-    const props = feature.properties ?? {};
-    if (props.error) {
-      rows.push({ zone, id, key: '', values: {}, error: props.error });
-      return;
-    }
-    for (const [key, values] of Object.entries(props.statistics ?? {})) {
-      for (const name of Object.keys(values)) {
-        if (!seen.has(name)) statNames.push(name);
-        seen.add(name);
-      }
-      rows.push({ zone, id, key, values, error: null });
-    }
-  });
-  return { kind, statNames, rows, hasErrors: rows.some((r) => r.error !== null) };
+/** What the statistics are keyed by at this endpoint: bands (raster…), columns (vector…), else a cube's variables. */
+export function keyNameOf(path: string): KeyName {
+  return /\/zonal-stats\/raster(\/|$)/.test(path) ? 'band' : /\/zonal-stats\/vector(\/|$)/.test(path) ? 'column' : 'variable';
 }
 
-/** The header row: zone, id, band|column, the statistics, then error when a zone failed. */
+const LINE_FIELDS = new Set(['index', 'id', 'properties', 'statistics', 'error']);
+
+function coordinate(v: unknown): Coordinate {
+  return v === null || v === undefined || typeof v === 'string' || typeof v === 'number' ? (v ?? null) : JSON.stringify(v);
+}
+
+/**
+ * A line's coordinates: what it carries beside the zone and its answer (item_id, datetime, a cube's dimensions),
+ * and the properties that differ between two lines of its zone (a zone's own properties are the same on each).
+ */
+function coordinatesOf(lines: readonly AnswerLine[]): Record<string, Coordinate>[] {
+  const first = new Map<number, Record<string, unknown>>();
+  const varying = new Set<string>();
+  for (const line of lines) {
+    const props = line.properties ?? {};
+    const seen = first.get(line.index);
+    if (!seen) first.set(line.index, props);
+    else for (const k of new Set([...Object.keys(seen), ...Object.keys(props)])) if (JSON.stringify(seen[k]) !== JSON.stringify(props[k])) varying.add(k);
+  }
+  return lines.map((line) => {
+    const coords: Record<string, Coordinate> = {};
+    for (const [k, v] of Object.entries(line)) if (!LINE_FIELDS.has(k)) coords[k] = coordinate(v);
+    for (const k of varying) if (!(k in coords)) coords[k] = coordinate(line.properties?.[k]);
+    return coords;
+  });
+}
+
+export function resultTable(keyName: KeyName, lines: readonly AnswerLine[]): ResultTable {
+  const statNames: string[] = [];
+  const coordNames: string[] = [];
+  const rows: ResultRow[] = [];
+  const coords = coordinatesOf(lines);
+  lines.forEach((line, i) => {
+    const id = typeof line.id === 'string' || typeof line.id === 'number' ? line.id : null;
+    const c = coords[i]!;
+    for (const name of Object.keys(c)) if (!coordNames.includes(name)) coordNames.push(name);
+    if (line.error) {
+      rows.push({ zone: line.index, id, coords: c, key: '', values: {}, error: line.error });
+      return;
+    }
+    for (const [key, values] of Object.entries(line.statistics ?? {})) {
+      for (const name of Object.keys(values)) if (!statNames.includes(name)) statNames.push(name);
+      rows.push({ zone: line.index, id, coords: c, key, values, error: null });
+    }
+  });
+  return { keyName, coordNames, statNames, rows, hasErrors: rows.some((r) => r.error !== null) };
+}
+
+/** The header row: zone, id, the coordinates, band|column|variable, the statistics, then error when a row failed. */
 export function headerCells(table: ResultTable): string[] {
-  return ['zone', 'id', table.kind === 'raster' ? 'band' : 'column', ...table.statNames, ...(table.hasErrors ? ['error'] : [])];
+  return ['zone', 'id', ...table.coordNames, table.keyName, ...table.statNames, ...(table.hasErrors ? ['error'] : [])];
 }
 
 /** A row's cells as exact text: numbers as JavaScript writes them, lists and maps as JSON, null as ''. */
 export function rowCells(table: ResultTable, row: ResultRow): string[] {
-  const key = table.kind === 'raster' ? row.key.replace(/^band_/, '') : row.key;
-  const cells = [String(row.zone), row.id === null ? '' : String(row.id), key, ...table.statNames.map((n) => rawText(row.values[n]))];
+  const key = table.keyName === 'band' ? row.key.replace(/^band_/, '') : row.key;
+  const coords = table.coordNames.map((n) => rawText(row.coords[n]));
+  const cells = [String(row.zone), row.id === null ? '' : String(row.id), ...coords, key, ...table.statNames.map((n) => rawText(row.values[n]))];
   if (table.hasErrors) cells.push(row.error ? `${row.error.code}: ${row.error.detail}` : '');
   return cells;
 }
