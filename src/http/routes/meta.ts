@@ -42,6 +42,7 @@ export const metaRoutes: FastifyPluginAsyncTypebox<{ lifecycle: { draining: bool
       raster: '/api/v1/zonal-stats/raster',
       raster_stac: '/api/v1/zonal-stats/raster/stac',
       raster_stac_search: '/api/v1/zonal-stats/raster/stac/search',
+      cube: '/api/v1/zonal-stats/cube',
       vector: '/api/v1/zonal-stats/vector',
       vector_stac: '/api/v1/zonal-stats/vector/stac',
       sources_info: '/api/v1/sources/info',
