@@ -37,7 +37,7 @@ export interface Cube {
 }
 
 /** How a store's arrays are found: consolidated metadata read once, else each array's own documents. */
-interface Catalog {
+export interface Catalog {
   array(path: string): Promise<ZarrArray | undefined>;
   /** The arrays the store lists (consolidated metadata, reference keys), for messages; null when it cannot list. */
   names(): string[] | null;
@@ -47,7 +47,7 @@ const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify
 const decoder = new TextDecoder();
 
 /** The store's catalog: `.zmetadata` (v2) or a root `zarr.json` with consolidated_metadata (v3), else per-array reads. */
-async function openCatalog(store: CubeStore, signal?: AbortSignal): Promise<Catalog> {
+export async function openCatalog(store: CubeStore, signal?: AbortSignal): Promise<Catalog> {
   const docs = new Map<string, string>();
   const zmeta = await store.get('.zmetadata', signal);
   if (zmeta !== undefined) {
@@ -78,7 +78,7 @@ async function openCatalog(store: CubeStore, signal?: AbortSignal): Promise<Cata
       return v3 === undefined ? undefined : parseV3(path, v3);
     },
     names() {
-      const keys = consolidated ? [...docs.keys()] : null;
+      const keys = consolidated ? [...docs.keys()] : store.keys();
       return keys === null ? null : [...new Set(keys.filter((k) => /\/(\.zarray|zarr\.json)$/.test(k)).map((k) => k.replace(/\/(\.zarray|zarr\.json)$/, '')))];
     },
   };

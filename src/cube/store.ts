@@ -15,6 +15,8 @@ export interface CubeStore {
   readonly kind: 'zarr' | 'references';
   /** The bytes of `key`, or undefined when the store has no such key. */
   get(key: string, signal?: AbortSignal): Promise<Uint8Array | undefined>;
+  /** Every key of a reference file; null for a store's folder (which cannot be listed over HTTP). */
+  keys(): string[] | null;
   /** Names every key's bytes by version (URL + validator of its object, and range): the cache key of what was read. */
   version(key: string): string;
 }
@@ -67,6 +69,7 @@ function folderStore(root: string, deps: StoreDeps): CubeStore {
       validators.set(key, `${url}#${source.validator() ?? ''}`);
       return bytes;
     },
+    keys: () => null,
     version: (key) => validators.get(key) ?? '',
   };
 }
@@ -136,12 +139,13 @@ async function referenceStore(url: string, source: ByteSource, deps: StoreDeps):
       }
       return new Uint8Array(await src.read(offset, length, signal ?? deps.signal));
     },
+    keys: () => [...refs.keys()],
     version: (key) => validators.get(key) ?? '',
   };
 }
 
 /** Whether a URL names a reference file rather than a Zarr store's root. */
-function isReferenceUrl(url: string): boolean {
+export function isReferenceUrl(url: string): boolean {
   return /\.json$/i.test(new URL(url).pathname);
 }
 

@@ -13,7 +13,12 @@ export const InfoRequestSchema = Type.Object(
   {
     additionalProperties: false,
     title: 'InfoRequest',
-    examples: [{ url: `${DEMO_URL}elev.cog.tif` }, { url: `${DEMO_URL}nc.parquet` }, { url: `${DEMO_STAC_URL}elev-item.json`, stac: true }],
+    examples: [
+      { url: `${DEMO_URL}elev.cog.tif` },
+      { url: `${DEMO_URL}nc.parquet` },
+      { url: `${DEMO_URL}era5.zarr` },
+      { url: `${DEMO_STAC_URL}elev-item.json`, stac: true },
+    ],
   },
 );
 
@@ -112,4 +117,34 @@ const StacItemInfoSchema = Type.Object(
   { title: 'StacItemInfo', description: "The Item's bbox as footprint and bounds." },
 );
 
-export const InfoResponseSchema = Type.Union([RasterInfoSchema, VectorInfoSchema, StacItemInfoSchema], { title: 'SourceInfo' });
+const Coordinate = Type.Union([Type.String(), Type.Number(), Type.Null()]);
+
+const CubeInfoSchema = Type.Object(
+  {
+    kind: Type.Literal('cube'),
+    url: Type.String(),
+    store: Type.Union([Type.Literal('zarr'), Type.Literal('references')], { description: 'A Zarr store, or a kerchunk reference file.' }),
+    variables: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        dimensions: Type.Array(Type.String()),
+        shape: Type.Array(Type.Integer()),
+        chunks: Type.Array(Type.Integer(), { description: 'The chunk (or shard) shape read as one object.' }),
+        data_type: Type.String(),
+        units: Type.Union([Type.String(), Type.Null()]),
+        long_name: Type.Union([Type.String(), Type.Null()]),
+      }),
+      { description: 'The data variables (arrays of two dimensions or more that are no coordinate).' },
+    ),
+    dimensions: Type.Array(Type.Object({ name: Type.String(), size: Type.Integer(), first: Coordinate, last: Coordinate }), {
+      description:
+        "The first gridded variable's dimensions, with their first and last coordinates (time as ISO 8601 in its calendar; cell centres of the spatial axes).",
+    }),
+    bounds: Type.Union([Bounds, Type.Null()]),
+    footprint: Type.Union([Footprint, Type.Null()]),
+    note: Type.Optional(Type.String()),
+  },
+  { title: 'CubeInfo', description: 'A Zarr store (path ending in .zarr) or kerchunk reference file (.json): its variables and dimensions.' },
+);
+
+export const InfoResponseSchema = Type.Union([RasterInfoSchema, VectorInfoSchema, StacItemInfoSchema, CubeInfoSchema], { title: 'SourceInfo' });

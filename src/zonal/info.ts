@@ -16,6 +16,8 @@ import type { ByteSource } from '../source/source.ts';
 import { openGeoParquet } from '../vector/reader.ts';
 import { crsFromProjJson } from '../vector/crs.ts';
 import { hasParquetPath } from './vector.ts';
+import { boundsOf, lonLatRing, ring, unwrap, type Footprint, type Position } from './footprint.ts';
+import { cubeInfo, isCubeUrl, type CubeInfoAnswer } from './cube-info.ts';
 import { checkItemUrl, fetchItem, isGeoTiffAsset, isParquetAsset, pickAsset, resolveHref, type StacAsset, type StacItem } from '../stac/item.ts';
 
 const WGS84 = '+proj=longlat +datum=WGS84 +no_defs';
@@ -29,20 +31,12 @@ const PREVIEW_MAX_SIDE = 256;
  */
 const PREVIEW_MAX_BYTES = 64 * 1024 * 1024;
 const PREVIEW_MAX_BLOCKS = 4096;
-/** Points per footprint edge, so a projected raster's curved edges look right on a lon/lat map. */
-const EDGE_POINTS = 16;
 
 export interface InfoDeps {
   openSource(url: string): Promise<ByteSource>;
   /** The worker pool: the preview's tiles are decoded there, off the event loop. */
   runner: Pick<FoldRunner, 'preview'>;
   signal?: AbortSignal;
-}
-
-type Position = [number, number];
-interface Footprint {
-  type: 'Polygon';
-  coordinates: Position[][];
 }
 
 interface RasterPreview {
@@ -102,7 +96,7 @@ export interface VectorInfoAnswer {
 export async function sourceInfo(
   req: { url: string; stac?: boolean; asset?: string },
   deps: InfoDeps,
-): Promise<RasterInfoAnswer | VectorInfoAnswer | StacItemInfoAnswer> {
+): Promise<RasterInfoAnswer | VectorInfoAnswer | StacItemInfoAnswer | CubeInfoAnswer> {
   if (req.stac === true) {
     const { item, base } = await fetchItem(checkItemUrl(req.url), deps.openSource, deps.signal);
     if (req.asset === undefined) return itemInfo(req.url, item, base);
@@ -117,6 +111,8 @@ export async function sourceInfo(
     throw new ZonalError('validation_failed', 'An "asset" is read from a STAC Item: add "stac": true.', {
       errors: [{ path: '/asset', message: 'needs "stac": true' }],
     });
+  // A Zarr store or kerchunk references: the cube's variables and dimensions.
+  if (isCubeUrl(req.url)) return cubeInfo(req.url, deps);
   // openSource has checked the URL: it parses.
   const source = await deps.openSource(req.url);
   return hasParquetPath(new URL(req.url)) ? vectorInfo(req.url, source, deps) : rasterInfo(req.url, source, deps);
@@ -173,65 +169,6 @@ function itemInfo(url: string, item: StacItem, base: URL): StacItemInfoAnswer {
       return { key, title: text(asset['title']), type: text(asset.type), kind };
     }),
   };
-}
-
-function ring(points: Position[]): Footprint {
-  return { type: 'Polygon', coordinates: [[...points, points[0] as Position]] };
-}
-
-/**
- * RFC 7946 §5.2 bounds of a ring whose longitudes run continuously (unwrapped): west > east when it crosses
- * the antimeridian; the whole width when it goes around the globe.
- */
-function boundsOf(points: readonly Position[]): [number, number, number, number] {
-  let w = Infinity,
-    s = Infinity,
-    e = -Infinity,
-    n = -Infinity;
-  for (const [x, y] of points) {
-    w = Math.min(w, x);
-    e = Math.max(e, x);
-    s = Math.min(s, y);
-    n = Math.max(n, y);
-  }
-  if (e - w >= 360) return [-180, s, 180, n];
-  if (w >= -180 && e <= 180) return [w, s, e, n];
-  const wrap = (x: number): number => ((((x + 180) % 360) + 360) % 360) - 180;
-  const east = wrap(e);
-  return [wrap(w), s, east === -180 ? 180 : east, n];
-}
-
-/** Longitudes made continuous along the ring (no 360° jump at the antimeridian), centred on [-180, 180]. */
-function unwrap(points: Position[]): Position[] {
-  const out: Position[] = [];
-  for (const [x, y] of points) {
-    const prev = out.length > 0 ? (out[out.length - 1] as Position)[0] : x;
-    out.push([x + 360 * Math.round((prev - x) / 360), y]);
-  }
-  const min = Math.min(...out.map((p) => p[0]));
-  const shift = min >= 180 ? -360 : Math.max(...out.map((p) => p[0])) <= -180 ? 360 : 0;
-  return shift === 0 ? out : out.map(([x, y]) => [x + shift, y]);
-}
-
-/** The rectangle (x0, y0)–(x1, y1) in `proj4` as a densified lon/lat ring (clockwise from top-left). */
-function lonLatRing(proj4: string, corner: (u: number, v: number) => Position): Position[] {
-  const t = makeTransformer(proj4, WGS84).forward;
-  const out: Position[] = [];
-  const edges: [number, number, number, number][] = [
-    [0, 0, 1, 0],
-    [1, 0, 1, 1],
-    [1, 1, 0, 1],
-    [0, 1, 0, 0],
-  ];
-  for (const [u0, v0, u1, v1] of edges) {
-    for (let k = 0; k < EDGE_POINTS; k++) {
-      const f = k / EDGE_POINTS;
-      const p = t(corner(u0 + (u1 - u0) * f, v0 + (v1 - v0) * f)) as Position;
-      if (Number.isFinite(p[0]) && Number.isFinite(p[1])) out.push([p[0], p[1]]);
-    }
-  }
-  if (out.length < 3) throw new ZonalError('unsupported_raster', "The source's extent cannot be placed on a longitude/latitude map.");
-  return unwrap(out);
 }
 
 async function rasterInfo(url: string, source: ByteSource, deps: InfoDeps): Promise<RasterInfoAnswer> {

@@ -177,3 +177,22 @@ describe('cube: rows in every many-zones format', () => {
     expect(typeof rows[0]?.['t2m_mean']).toBe('number');
   });
 });
+
+describe('cube: sources/info learns Zarr stores and reference files', () => {
+  it('lists the variables and the dimensions with their extents (time in its calendar)', async () => {
+    const res = await app.inject({ method: 'POST', url: '/api/v1/sources/info', payload: { url: files.url('/cmip6_360day.json') } });
+    expect(res.statusCode).toBe(200);
+    const info = res.json();
+    expect(info).toMatchObject({ kind: 'cube', store: 'references' });
+    expect(info.variables).toEqual([expect.objectContaining({ name: 'tas', dimensions: ['time', 'lat', 'lon'], data_type: 'float32', units: 'K' })]);
+    expect(info.dimensions[0]).toEqual({ name: 'time', size: 7, first: '2001-02-27T00:00:00', last: '2001-03-02T00:00:00' });
+    expect(info.bounds[0]).toBeCloseTo(0, 9);
+    expect(info.bounds[2]).toBeCloseTo(60, 9);
+  });
+
+  it('a Zarr store without consolidated metadata says it cannot list its arrays', async () => {
+    const res = await app.inject({ method: 'POST', url: '/api/v1/sources/info', payload: { url: files.url('/polar.zarr') } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ kind: 'cube', variables: [], note: expect.stringContaining('consolidated metadata') });
+  });
+});
