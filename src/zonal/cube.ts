@@ -15,7 +15,8 @@ import { rasterZones, type PlanCache, type RasterDeps } from './raster.ts';
 import { answerZones, type Planned, type Work } from './engine.ts';
 import { Slots } from './slots.ts';
 import { parseZones, zoneError } from './zones.ts';
-import type { BandStats, CubeQuery, RasterQuery, StatsResponse, Zone, ZoneOutcome } from './model.ts';
+import type { BandStats, CubeQuery, RasterQuery, Zone, ZoneOutcome } from './model.ts';
+import { packRows, unpackRows, type PackedRows } from './cube-rows.ts';
 
 /** Groups answered at once (their chunk reads overlap other groups' decoding), sharing the task slots. */
 const GROUPS_IN_FLIGHT = 3;
@@ -100,7 +101,7 @@ function groupsOf(cube: Cube, steps: readonly Step[]): { group: StepGroup; steps
   return groups;
 }
 
-type GroupAnswer = { statistics: StatsResponse } | { error: unknown };
+type GroupAnswer = PackedRows | { error: unknown };
 
 export async function* cubeOutcomes(q: CubeQuery, zones: readonly Zone[], deps: RasterDeps): AsyncGenerator<ZoneOutcome> {
   const { config, signal } = deps;
@@ -138,8 +139,27 @@ export async function* cubeOutcomes(q: CubeQuery, zones: readonly Zone[], deps: 
       yield { zone, coords: null, error, cause: answer.error };
       continue;
     }
-    for (const { step, stats } of answer) yield { zone, coords: coords(step), statistics: { [variable]: stats } };
+    yield* rowsOf(answer, (step, stats) => ({ zone, coords: coords(step), statistics: { [variable]: stats } }));
   }
+}
+
+/** A zone's rows in step order (groups hold consecutive chunks, but with two iterated dimensions their steps interleave). */
+function* rowsOf(packed: readonly PackedRows[], row: (step: number, stats: BandStats) => ZoneOutcome): Generator<ZoneOutcome> {
+  let last = -1;
+  const ordered = packed.every((p) =>
+    p.steps.every((s) => {
+      if (s < 0) return true;
+      const up = s > last;
+      last = s;
+      return up;
+    }),
+  );
+  if (ordered) {
+    for (const p of packed) for (const { step, stats } of unpackRows(p)) yield row(step, stats);
+    return;
+  }
+  const all = packed.flatMap((p) => [...unpackRows(p)]).sort((a, b) => a.step - b.step);
+  for (const { step, stats } of all) yield row(step, stats);
 }
 
 /** The engine's cube work: a unit is a group of steps, answered by the raster use case for every zone. */
@@ -150,7 +170,7 @@ function cubeWork(
   zones: readonly Zone[],
   aois: readonly (Aoi | { error: unknown })[],
   deps: RasterDeps,
-): Work<number, { group: number; answer: GroupAnswer }, { step: number; stats: BandStats }[]> {
+): Work<number, GroupAnswer, PackedRows[]> {
   const plans: PlanCache = new Map();
   const slots = new Slots(TASK_SLOTS_PER_WORKER * Math.max(1, deps.config.workers));
   return {
@@ -160,6 +180,7 @@ function cubeWork(
     run: async ([unit]) => {
       const { key: g, zones: members } = unit as { key: number; zones: number[] };
       const { group } = groups[g] as (typeof groups)[number];
+      const { steps } = groups[g] as (typeof groups)[number];
       const answers: GroupAnswer[] = [];
       const options = { sources: { reader: stepsReader(cube, group) }, keys: members.map(String), aois: members.map((m) => aois[m] as Aoi) };
       const bands = group.bands.map((_, b) => b + 1);
@@ -169,21 +190,14 @@ function cubeWork(
         { ...deps, plans, slots, areaLimit: false },
         options,
       ))
-        answers.push(a);
-      return members.map((zone, k) => ({ zone, key: g, result: { group: g, answer: answers[k] as GroupAnswer } }));
+        answers.push('error' in a ? a : packRows(a.statistics, steps));
+      return members.map((zone, k) => ({ zone, key: g, result: answers[k] as GroupAnswer }));
     },
-    answer: (_z, results) => {
-      const out: { step: number; stats: BandStats }[] = [];
-      for (const { group: g, answer } of results) {
-        if ('error' in answer) throw answer.error;
-        const { steps } = groups[g] as (typeof groups)[number];
-        steps.forEach((step, b) => {
-          const stats = answer.statistics[`band_${b + 1}`];
-          if (stats) out.push({ step, stats });
-        });
-      }
-      return out.sort((a, b) => a.step - b.step);
-    },
+    answer: (_z, results) =>
+      results.map((r) => {
+        if ('error' in r) throw r.error;
+        return r;
+      }),
     ...(deps.signal ? { signal: deps.signal } : {}),
   };
 }

@@ -160,6 +160,18 @@ describe('cube: rows in every many-zones format', () => {
     ]);
   });
 
+  it('a histogram (an object among the numbers) of each step equals the same step asked alone', async () => {
+    const extra = { stats: ['mean', 'median'], histogram: { bins: 3, range: [250, 310] } };
+    const all = await post({ ...body, ...extra, url: files.url('/era5.zarr') });
+    const one = await post({ ...body, ...extra, url: files.url('/era5.zarr'), sel: { time: '2020-01-01T01:00:00Z' } });
+    const rows = (all.json() as { features: { properties: { time: string; statistics: unknown } }[] }).features;
+    const alone = (one.json() as { features: { properties: { statistics: unknown } }[] }).features;
+    expect(rows[1]?.properties.time).toBe('2020-01-01T01:00:00Z');
+    expect(rows[1]?.properties.statistics).toEqual(alone[0]?.properties.statistics);
+    expect(rows[3]?.properties.statistics).toEqual(alone[1]?.properties.statistics);
+    expect(rows[1]?.properties.statistics).toMatchObject({ t2m: { histogram: { counts: expect.any(Array) } } });
+  });
+
   it('CSV has a time column and a variable column', async () => {
     const res = await post({ ...body, url: files.url('/era5.zarr') }, 'text/csv');
     expect(res.statusCode).toBe(200);
