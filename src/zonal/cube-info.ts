@@ -68,7 +68,9 @@ export async function cubeInfo(url: string, deps: { openSource(url: string): Pro
     const g = cube.grid;
     const x1 = g.x0 + g.dx * g.width;
     const y1 = g.y0 + g.dy * g.height;
-    footprint = ring(lonLatRing(cube.crs.proj4, (u, v) => [g.x0 + u * (x1 - g.x0), g.y0 + v * (y1 - g.y0)]));
+    // The cells of a row centred on a pole reach past it (edges half-way between centres): the map stops at the pole.
+    const lat = (y: number): number => (cube?.crs.isGeographic ? Math.max(-90, Math.min(90, y)) : y);
+    footprint = ring(lonLatRing(cube.crs.proj4, (u, v) => [g.x0 + u * (x1 - g.x0), lat(g.y0 + v * (y1 - g.y0))]));
   }
   const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
   const answer: CubeInfoAnswer = {
