@@ -2,8 +2,8 @@
  * The browser page (web/) in headless Chromium, served by the service itself: a polygon drawn with the mouse
  * gives the same numbers as the API for that polygon, pasted zones give one row each, a bad source URL shows
  * the problem's detail, the CSV download is the table, a zones × time answer (raster/stac/search, sent as JSON)
- * is drawn as one line per zone, and nothing is logged as an error (CSP violations included). Skipped, saying
- * why, when there is no Chromium.
+ * is drawn as one line per zone, a kerchunk reference file is read as a data cube, and nothing is logged as an
+ * error (CSP violations included). Skipped, saying why, when there is no Chromium.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -33,6 +33,8 @@ interface AnswerLine {
   id: string | number | null;
   item_id?: string | null;
   datetime?: string | null;
+  /** a cube's row: its step */
+  time?: string;
   statistics?: Record<string, Record<string, number>>;
   error?: { code: string; detail: string };
 }
@@ -444,5 +446,25 @@ describe.skipIf(!chromiumPath)('web page (Chromium)', () => {
       await api.close();
       await files.close();
     }
+  });
+
+  it('a kerchunk reference file typed (a .json URL, so "STAC Item" ticks): read as a cube once the STAC reading fails', async () => {
+    const url = pathToFileURL(join(FIXTURES, 'cube/cmip6_noleap.json')).href;
+    await page.locator('#source-url').fill(url);
+    expect(await page.locator('#source-stac').isChecked()).toBe(true);
+    await page.locator('#source-load').click();
+    await page.locator('[data-testid="source-info"][data-kind="cube"]').waitFor();
+    expect(await page.locator('[data-testid="source-info"]').textContent()).toContain('kerchunk references');
+    expect(await page.locator('#source-stac').isChecked()).toBe(false);
+    expect(await page.locator('[data-testid="error"]').isHidden()).toBe(true);
+    // The variable offered first is the one whose dimensions sources/info describes (not its bounds arrays).
+    expect(await page.locator('#cube-variable').inputValue()).toBe('tas');
+    expect(await page.locator('[data-testid="cube-extent-time"]').textContent()).toBe('time 2014-01-16T12:00:00 … 2015-12-16T12:00:00 (24)');
+    await pasteTwoZones();
+    const body = bodyFromCurl(await page.locator('#curl').inputValue()) as unknown as Record<string, unknown>;
+    expect(body).toMatchObject({ url, variable: 'tas' });
+    expect(body).not.toHaveProperty('sel');
+    // The browser logs the STAC reading's 422 itself; nothing else.
+    expect(errors.filter((e) => !e.includes('the server responded with a status of 422'))).toEqual([]);
   });
 });
