@@ -16,6 +16,8 @@ import { FileSource } from '../source/file.ts';
 const DEMO = [
   { file: 'elev.cog.tif', kind: 'raster', label: 'Elevation of Luxembourg (COG)' },
   { file: 'nc.parquet', kind: 'vector', label: 'North Carolina counties (GeoParquet)' },
+  // A store is a folder: offered when its metadata is readable.
+  { file: 'era5.zarr', probe: 'era5.zarr/.zmetadata', kind: 'cube', label: 'ERA5-like 2 m temperature, 48 hours (Zarr)' },
 ] as const;
 
 /** Only this origin's scripts, styles and data; images also from data:/blob: (the preview, the map). */
@@ -93,7 +95,7 @@ export const pagePlugin = fp(async (app: FastifyInstance, opts: { config: Config
   const demo: { label: string; kind: string; url: string }[] = [];
   for (const d of DEMO) {
     const url = pathToFileURL(join(opts.demoDir, d.file));
-    const readable = await FileSource.open(url, opts.config.dataRoots).then(
+    const readable = await FileSource.open(pathToFileURL(join(opts.demoDir, 'probe' in d ? d.probe : d.file)), opts.config.dataRoots).then(
       () => true,
       () => false,
     );

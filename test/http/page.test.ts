@@ -92,7 +92,7 @@ describe('the web page at /', () => {
     expect(res.statusCode).toBe(200);
     const config = res.json();
     expect(config.basemap).toEqual({ tiles: 'https://tiles.example.org/{z}/{x}/{y}.png', attribution: '© Example' });
-    expect(config.demo.map((d: { kind: string }) => d.kind)).toEqual(['raster', 'vector']);
+    expect(config.demo.map((d: { kind: string }) => d.kind)).toEqual(['raster', 'vector', 'cube']);
     for (const d of config.demo) {
       const info = await app.inject({ method: 'POST', url: '/api/v1/sources/info', payload: { url: d.url } });
       expect(info.statusCode, info.body).toBe(200);

@@ -2,8 +2,9 @@
  * The browser page (web/) in headless Chromium, served by the service itself: a polygon drawn with the mouse
  * gives the same numbers as the API for that polygon, pasted zones give one row each, a bad source URL shows
  * the problem's detail, the CSV download is the table, a zones × time answer (raster/stac/search, sent as JSON)
- * is drawn as one line per zone, and nothing is logged as an error (CSP violations included). Skipped, saying
- * why, when there is no Chromium.
+ * is drawn as one line per zone, a data cube's time range gives one row per zone and step charted as the API
+ * answers it, and nothing is logged as an error (CSP violations included). Skipped, saying why, when there is
+ * no Chromium.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -33,6 +34,8 @@ interface AnswerLine {
   id: string | number | null;
   item_id?: string | null;
   datetime?: string | null;
+  /** a cube's row: its step */
+  time?: string;
   statistics?: Record<string, Record<string, number>>;
   error?: { code: string; detail: string };
 }
@@ -444,5 +447,99 @@ describe.skipIf(!chromiumPath)('web page (Chromium)', () => {
       await api.close();
       await files.close();
     }
+  });
+
+  it('a data cube (the ERA5 demo store): its variables and extents, a time range, one row per zone and step, lines equal to the API’s NDJSON', async () => {
+    await page.locator('[data-testid^="demo-"][data-kind="cube"]').click();
+    await page.locator('[data-testid="source-info"][data-kind="cube"]').waitFor();
+    const url = pathToFileURL(join(FIXTURES, 'demo/era5.zarr')).href;
+    const res = await fetch(`${base}/api/v1/sources/info`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url }) });
+    const info = (await res.json()) as {
+      variables: { name: string; units: string; long_name: string }[];
+      dimensions: { name: string; size: number; first: string | number; last: string | number }[];
+    };
+    expect(await page.locator('#cube-variable option').allTextContents()).toEqual(info.variables.map((v) => `${v.name} — ${v.long_name} (${v.units})`));
+    expect(await page.locator('#cube-variable').inputValue()).toBe('t2m');
+    for (const d of info.dimensions)
+      expect(await page.locator(`[data-testid="cube-extent-${d.name}"]`).textContent()).toBe(`${d.name} ${d.first} … ${d.last} (${d.size})`);
+    expect(await page.locator('[data-testid="cube-extent-time"]').textContent()).toBe('time 2020-01-01T00:00:00Z … 2020-01-02T23:00:00Z (48)');
+    // Steps for time only (the grid's axes are the zones' cells); no bands, no approx_stats.
+    expect(await page.locator('#cube-dims select').count()).toBe(1);
+    expect(await page.locator('#approx-stats').isVisible()).toBe(false);
+    expect(await page.locator('#pixels').isVisible()).toBe(true);
+
+    const box = (w: number, s: number, e: number, n: number) => [
+      [
+        [w, s],
+        [e, s],
+        [e, n],
+        [w, n],
+        [w, s],
+      ],
+    ];
+    const zones = {
+      type: 'FeatureCollection',
+      features: [
+        { type: 'Feature', id: 'iberia', properties: {}, geometry: { type: 'Polygon', coordinates: box(-9, 37, 3, 43) } },
+        { type: 'Feature', properties: {}, geometry: { type: 'Point', coordinates: [10, 46.5], radius: 300_000 } },
+      ],
+    };
+    await page.locator('#zones-clear').click();
+    await page.locator('#zones-geojson').fill(JSON.stringify(zones));
+    await page.locator('#zones-add').click();
+    await page.locator('#pixels').selectOption('fractional');
+    await page.locator('[data-testid="cube-steps-time"]').selectOption('range');
+    expect(await page.locator('[data-testid="cube-start-time"]').inputValue()).toBe('2020-01-01T00:00:00Z');
+    expect(await page.locator('[data-testid="cube-end-time"]').inputValue()).toBe('2020-01-02T23:00:00Z');
+    await page.locator('[data-testid="cube-start-time"]').fill('2020-01-01T21:00:00Z');
+    await page.locator('[data-testid="cube-end-time"]').fill('2020-01-02T01:00:00Z');
+    // Another variable of the store keeps the range typed.
+    await page.locator('#cube-variable').selectOption('t2m_f');
+    expect(await page.locator('[data-testid="cube-variable-about"]').textContent()).toContain('2 metre temperature (float32, unpacked), K');
+    expect(await page.locator('[data-testid="cube-start-time"]').inputValue()).toBe('2020-01-01T21:00:00Z');
+    await run(2 * 5);
+
+    const curl = await page.locator('#curl').inputValue();
+    expect(curl).toContain('/api/v1/zonal-stats/cube ');
+    const body = bodyFromCurl(curl) as unknown as Record<string, unknown>;
+    expect(body).toMatchObject({ url, variable: 't2m_f', sel: { time: { start: '2020-01-01T21:00:00Z', end: '2020-01-02T01:00:00Z' } }, pixels: 'fractional' });
+    for (const key of ['bands', 'approx_stats', 'asset']) expect(body).not.toHaveProperty(key);
+    const answer = await postLines('/api/v1/zonal-stats/cube', body);
+    const times = ['2020-01-01T21:00:00Z', '2020-01-01T22:00:00Z', '2020-01-01T23:00:00Z', '2020-01-02T00:00:00Z', '2020-01-02T01:00:00Z'];
+    expect(answer.map((l) => [l.index, l.time])).toEqual([0, 1].flatMap((i) => times.map((t) => [i, t])));
+    const rows = await tableRows();
+    expect(rows.map((r) => [r['zone'], r['id'], r['time'], r['variable'], r['mean']])).toEqual(
+      answer.map((l) => [String(l.index), l.id === null ? '' : String(l.id), l.time, 't2m_f', String(l.statistics!['t2m_f']!['mean'])]),
+    );
+    const expected = [0, 1].map((zone) => ({
+      name: zone === 0 ? 'iberia' : 'zone 1',
+      zone,
+      points: times.map((x) => ({ x, y: answer.find((l) => l.index === zone && l.time === x)!.statistics!['t2m_f']!['mean']! })),
+    }));
+    // The steps' means differ, so points out of order would not match.
+    expect(new Set(expected[0]!.points.map((p) => p.y)).size).toBe(times.length);
+    await expect.poll(() => page.locator('#chart-title').textContent()).toContain('mean of t2m_f by time');
+    expect(await chartedSeries()).toEqual({ labels: times, lines: expected });
+    expect(errors).toEqual([]);
+  });
+
+  it('a kerchunk reference file typed (a .json URL, so "STAC Item" ticks): read as a cube once the STAC reading fails', async () => {
+    const url = pathToFileURL(join(FIXTURES, 'cube/cmip6_noleap.json')).href;
+    await page.locator('#source-url').fill(url);
+    expect(await page.locator('#source-stac').isChecked()).toBe(true);
+    await page.locator('#source-load').click();
+    await page.locator('[data-testid="source-info"][data-kind="cube"]').waitFor();
+    expect(await page.locator('[data-testid="source-info"]').textContent()).toContain('kerchunk references');
+    expect(await page.locator('#source-stac').isChecked()).toBe(false);
+    expect(await page.locator('[data-testid="error"]').isHidden()).toBe(true);
+    // The variable offered first is the one whose dimensions sources/info describes (not its bounds arrays).
+    expect(await page.locator('#cube-variable').inputValue()).toBe('tas');
+    expect(await page.locator('[data-testid="cube-extent-time"]').textContent()).toBe('time 2014-01-16T12:00:00 … 2015-12-16T12:00:00 (24)');
+    await pasteTwoZones();
+    const body = bodyFromCurl(await page.locator('#curl').inputValue()) as unknown as Record<string, unknown>;
+    expect(body).toMatchObject({ url, variable: 'tas' });
+    expect(body).not.toHaveProperty('sel');
+    // The browser logs the STAC reading's 422 itself; nothing else.
+    expect(errors.filter((e) => !e.includes('the server responded with a status of 422'))).toEqual([]);
   });
 });

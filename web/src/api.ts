@@ -7,7 +7,7 @@ export interface Basemap {
 }
 interface DemoSource {
   label: string;
-  kind: 'raster' | 'vector';
+  kind: 'raster' | 'vector' | 'cube';
   url: string;
 }
 export interface UiConfig {
@@ -47,7 +47,22 @@ interface VectorInfo {
   footprint: Polygon | null;
 }
 
-export type SourceInfo = RasterInfo | VectorInfo;
+/** A data cube's coordinate: time as ISO 8601 text in its calendar, other axes as numbers. */
+type CubeCoordinate = string | number | null;
+
+/** A Zarr store or kerchunk reference file: its data variables and, of its first gridded variable, the dimensions' extents. */
+export interface CubeInfo {
+  kind: 'cube';
+  url: string;
+  store: 'zarr' | 'references';
+  variables: { name: string; dimensions: string[]; shape: number[]; chunks: number[]; data_type: string; units: string | null; long_name: string | null }[];
+  dimensions: { name: string; size: number; first: CubeCoordinate; last: CubeCoordinate }[];
+  bounds: [number, number, number, number] | null;
+  footprint: Polygon | null;
+  note?: string;
+}
+
+export type SourceInfo = RasterInfo | VectorInfo | CubeInfo;
 
 /** A STAC Item: its assets, each with what the service reads it as (raster, vector) or null. */
 export interface StacItemInfo {
@@ -86,8 +101,23 @@ interface VectorRequest {
   weighting_method: 'area' | 'ratio';
 }
 
-/** `stac`: the body's url is a STAC Item and it names an `asset` (the …/stac endpoints). */
-export type StatsRequest = ({ kind: 'raster'; body: RasterRequest } | { kind: 'vector'; body: VectorRequest }) & { stac: boolean };
+/** A dimension's steps: an inclusive range (either end may be left open); a dimension not named is iterated whole. */
+export type CubeSel = Record<string, { start?: string | number; end?: string | number }>;
+
+interface CubeRequest {
+  url: string;
+  variable: string;
+  sel?: CubeSel;
+  aoi: FeatureCollection;
+  stats: string[];
+  pixels: 'center' | 'all_touched' | 'fractional';
+  histogram?: { bins: number };
+}
+
+/** `stac`: the body's url is a STAC Item and it names an `asset` (the …/stac endpoints; never a cube). */
+export type StatsRequest = ({ kind: 'raster'; body: RasterRequest } | { kind: 'vector'; body: VectorRequest } | { kind: 'cube'; body: CubeRequest }) & {
+  stac: boolean;
+};
 
 export type StatValue = number | null | number[] | Record<string, number> | { edges: number[]; counts: number[] } | string;
 type Statistics = Record<string, Record<string, StatValue>>;

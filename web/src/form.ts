@@ -1,5 +1,9 @@
-/** The options form: bands or columns from the source's info, statistics, pixel rule, weighting; → the request body. */
+/**
+ * The options form: bands or columns from the source's info (a cube's variable and steps), statistics, pixel
+ * rule, weighting; → the request body.
+ */
 import type { SourceInfo, StacSource, StatsRequest } from './api.ts';
+import { CubeOptions } from './cube-form.ts';
 import { byId, checkbox, checkedValues, h } from './dom.ts';
 import { statChoices, typedPercentiles } from './stat-choices.ts';
 import { zonesCollection, type Zone } from './zones.ts';
@@ -9,6 +13,9 @@ const PIXELS = ['center', 'all_touched', 'fractional'] as const;
 export class OptionsForm {
   private readonly form = byId<HTMLFormElement>('options-form');
   private readonly rasterBox = byId<HTMLFieldSetElement>('raster-options');
+  private readonly rasterLegend = byId('raster-legend');
+  private readonly approxLabel = byId('approx-stats-label');
+  private readonly cube = new CubeOptions();
   private readonly vectorBox = byId<HTMLFieldSetElement>('vector-options');
   private readonly bands = byId('bands');
   private readonly columns = byId('columns');
@@ -41,19 +48,24 @@ export class OptionsForm {
   setSource(info: SourceInfo | null, stac: StacSource | null = null): void {
     this.info = info;
     this.stac = info ? stac : null;
-    this.rasterBox.hidden = info?.kind !== 'raster';
+    // A cube's variable is read as a raster's bands are (one per step): the pixel rule and bins apply, not
+    // bands or approx_stats.
+    this.rasterBox.hidden = info?.kind !== 'raster' && info?.kind !== 'cube';
+    this.rasterLegend.textContent = info?.kind === 'cube' ? 'Cells' : 'Raster';
+    this.bands.hidden = this.approxLabel.hidden = info?.kind === 'cube';
     this.vectorBox.hidden = info?.kind !== 'vector';
+    this.cube.setSource(info?.kind === 'cube' ? info : null);
     this.bands.replaceChildren();
     this.columns.replaceChildren();
     this.stats.replaceChildren();
     if (!info) return;
     if (info.kind === 'raster') {
       this.bands.append(...info.bands.map((b, i) => checkbox('band', String(b.band), `band ${b.band} (${b.data_type})`, i === 0)));
-    } else {
+    } else if (info.kind === 'vector') {
       const numeric = info.columns.filter((c) => c.numeric);
       this.columns.append(...numeric.map((c, i) => checkbox('column', c.name, c.name, i === 0)));
     }
-    const groups = statChoices(info.kind).map(({ label, choices }) => {
+    const groups = statChoices(info.kind === 'vector' ? 'vector' : 'raster').map(({ label, choices }) => {
       const boxes = choices.map((c) => {
         const box = checkbox('stat', c.value, c.label, this.chosenStats.has(c.value));
         box.title = c.title;
@@ -78,11 +90,18 @@ export class OptionsForm {
     const aoi = zonesCollection(zones);
     const stac = this.stac;
     const source = stac ? { url: stac.item, asset: stac.asset } : { url: info.url };
+    const bins = Number(this.bins.value);
+    const histogram = this.bins.value !== '' && Number.isInteger(bins) && bins > 0 ? { histogram: { bins } } : {};
+    const pixels = PIXELS.find((p) => p === this.pixels.value) ?? 'center';
+    if (info.kind === 'cube') {
+      const picked = this.cube.value();
+      if ('missing' in picked) return picked;
+      const { variable, sel } = picked;
+      return { request: { kind: 'cube', stac: false, body: { url: info.url, variable, ...(sel ? { sel } : {}), aoi, stats, pixels, ...histogram } } };
+    }
     if (info.kind === 'raster') {
       const bands = checkedValues(this.bands).map(Number);
       if (bands.length === 0) return { missing: 'Pick at least one band.' };
-      const bins = Number(this.bins.value);
-      const pixels = PIXELS.find((p) => p === this.pixels.value) ?? 'center';
       return {
         request: {
           kind: 'raster',
@@ -94,7 +113,7 @@ export class OptionsForm {
             bands,
             pixels,
             approx_stats: this.approx.checked,
-            ...(this.bins.value !== '' && Number.isInteger(bins) && bins > 0 ? { histogram: { bins } } : {}),
+            ...histogram,
           },
         },
       };

@@ -105,14 +105,21 @@ function renderDemos(config: UiConfig): void {
   });
 }
 
+function pathOf(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return '';
+  }
+}
+
+function isJsonPath(url: string): boolean {
+  return /\.json$/i.test(pathOf(url));
+}
+
 /** STAC Item URLs as APIs and catalogues spell them: …/items/<id> or a .json file. */
 function looksLikeStacItem(url: string): boolean {
-  try {
-    const path = new URL(url).pathname;
-    return /\/items\/[^/]+\/?$/.test(path) || /\.json$/i.test(path);
-  } catch {
-    return false;
-  }
+  return /\/items\/[^/]+\/?$/.test(pathOf(url)) || isJsonPath(url);
 }
 
 async function loadSource(url: string): Promise<void> {
@@ -134,16 +141,30 @@ async function loadSource(url: string): Promise<void> {
       await loadAsset({ item: url, asset: (readable[0] as { key: string }).key }, controller);
       return;
     }
-    const info = await getInfo(url, controller.signal);
-    if (controller.signal.aborted) return;
-    setSource(info);
-    setStatus('');
+    await loadPlain(url, controller);
   } catch (err) {
+    if (controller.signal.aborted) return;
+    // A .json URL ticks "STAC Item", but a kerchunk reference file ends in .json too: read it as one.
+    if (els.sourceStac.checked && isJsonPath(url) && (await loadPlain(url, controller, true).catch(() => false))) return;
     if (controller.signal.aborted) return;
     setSource(null);
     setStatus('');
     showError(err instanceof ProblemError ? err.message : String(err));
   }
+}
+
+/** The source as sources/info reads it without `stac`; `onlyCube`: nothing set (false) unless it is a cube with variables. */
+async function loadPlain(url: string, controller: AbortController, onlyCube = false): Promise<boolean> {
+  const info = await getInfo(url, controller.signal);
+  if (controller.signal.aborted || (onlyCube && (info.kind !== 'cube' || info.variables.length === 0))) return false;
+  if (onlyCube) {
+    els.sourceStac.checked = false;
+    showAssets(null);
+    showError(null);
+  }
+  setSource(info);
+  setStatus('');
+  return true;
 }
 
 /** The asset picker of a loaded STAC Item (hidden without one). */
@@ -179,14 +200,18 @@ function setSource(info: SourceInfo | null, stac: StacSource | null = null): voi
     byId('legend-min').textContent = formatNumber(preview.min);
     byId('legend-max').textContent = formatNumber(preview.max);
   }
-  els.sourceInfo.textContent = !info
-    ? ''
-    : info.kind === 'raster'
-      ? `Raster ${info.width} × ${info.height}, ${info.bands.length} band${info.bands.length === 1 ? '' : 's'} (${info.bands[0]?.data_type ?? '?'}), ${info.crs ?? 'CRS unknown'}`
-      : `Vector, ${info.rows.toLocaleString('en')} rows, ${info.columns.filter((c) => c.numeric).length} numeric columns`;
+  els.sourceInfo.textContent = info ? sourceText(info) : '';
   if (info && stac) els.sourceInfo.textContent = `${state.item?.id ?? 'STAC Item'}, asset ${stac.asset}: ${els.sourceInfo.textContent}`;
   els.sourceInfo.dataset['kind'] = info?.kind ?? '';
   updateRequest();
+}
+
+function sourceText(info: SourceInfo): string {
+  if (info.kind === 'raster')
+    return `Raster ${info.width} × ${info.height}, ${info.bands.length} band${info.bands.length === 1 ? '' : 's'} (${info.bands[0]?.data_type ?? '?'}), ${info.crs ?? 'CRS unknown'}`;
+  if (info.kind === 'vector') return `Vector, ${info.rows.toLocaleString('en')} rows, ${info.columns.filter((c) => c.numeric).length} numeric columns`;
+  const n = info.variables.length;
+  return `Data cube (${info.store === 'zarr' ? 'Zarr store' : 'kerchunk references'}), ${n} variable${n === 1 ? '' : 's'}${info.note ? `. ${info.note}` : ''}`;
 }
 
 function showSourceOnMap(): void {

@@ -99,7 +99,8 @@ export class ZonalMap {
 
   /** The source's outline and, for rasters, its coloured preview; the view fitted to `bounds`. */
   showSource(footprint: Polygon | null, bounds: [number, number, number, number] | null, preview: Preview | null): void {
-    void (this.map.getSource('footprint') as GeoJSONSource).setData(footprint ? { type: 'Feature', properties: {}, geometry: footprint } : EMPTY);
+    const shown: Polygon | null = footprint && { type: 'Polygon', coordinates: footprint.coordinates.map((r) => r.map(([x, y]) => [x!, mercatorLat(y!)])) };
+    void (this.map.getSource('footprint') as GeoJSONSource).setData(shown ? { type: 'Feature', properties: {}, geometry: shown } : EMPTY);
     this.clearPreview();
     if (preview && preview.width > 0 && preview.height > 0) {
       this.previewCanvas = previewCanvas(preview);
@@ -113,8 +114,8 @@ export class ZonalMap {
     if (bounds)
       this.map.fitBounds(
         [
-          [bounds[0], bounds[1]],
-          [bounds[2] < bounds[0] ? bounds[2] + 360 : bounds[2], bounds[3]],
+          [bounds[0], mercatorLat(bounds[1])],
+          [bounds[2] < bounds[0] ? bounds[2] + 360 : bounds[2], mercatorLat(bounds[3])],
         ],
         { padding: 40, duration: 0, maxZoom: 16 },
       );
@@ -154,4 +155,12 @@ export class ZonalMap {
         { padding: 60, duration: 0, maxZoom: 14 },
       );
   }
+}
+
+/**
+ * A latitude the map can draw: Web Mercator ends at ±85.05° (a global grid's edge cells, such as a cube's
+ * around the poles, reach ±90° and past it).
+ */
+function mercatorLat(lat: number): number {
+  return Math.max(-85.051129, Math.min(85.051129, lat));
 }

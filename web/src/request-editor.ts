@@ -33,7 +33,7 @@ export class RequestEditor {
 
   /** The endpoints from the service's index (`GET /`); the ones the page knows if it cannot be read. */
   async load(): Promise<void> {
-    let paths = ['raster', 'raster/stac', 'raster/stac/search', 'vector', 'vector/stac'].map((p) => PREFIX + p);
+    let paths = ['raster', 'raster/stac', 'raster/stac/search', 'vector', 'vector/stac', 'cube'].map((p) => PREFIX + p);
     try {
       paths = await getStatsEndpoints();
     } catch {
