@@ -126,6 +126,11 @@ export interface FoldProgram {
   /** Without an expression: the bands answered (indexes into FoldTask.bands). */
   outputs: number[];
   /**
+   * An expression answered once per group of bands (a cube's steps: per step, each variable's band, in the
+   * order of `expression.names`): one output per group. Absent: one output over every band.
+   */
+  groups?: number[][];
+  /**
    * Pixels whose class (raw value of band `band`, or with `band` −1 of FoldTask.classes) is not in
    * `include`, or is in `exclude`, are masked.
    */

@@ -169,6 +169,16 @@ function readInputs(
   }
 }
 
+/** The expression over one group's bands (NaN when any of them is invalid). */
+function evalGroup(evaluate: (x: Float64Array) => number, group: readonly number[], inputs: Float64Array, ok: Uint8Array, sub: Float64Array): number {
+  for (let i = 0; i < group.length; i++) {
+    const b = group[i] as number;
+    if (ok[b] === 0) return Number.NaN;
+    sub[i] = inputs[b] as number;
+  }
+  return evaluate(sub);
+}
+
 /**
  * One zone's pixels of one block through a program: masked pixels (by class) counted apart, then each
  * output is a band's value or the expression over every input band; a pixel invalid in any input (nodata,
@@ -193,7 +203,9 @@ function foldProgram(
   const fills = [fill, ...(task.extras ?? []).map((e) => e.format.fill)];
   const sources = program.sources ?? task.bands.map((_, b) => ({ raster: 0, band: b }));
   const evaluate = program.expression ? compileExpression(program.expression.text, program.expression.names) : null;
-  const outputs = evaluate ? [-1] : program.outputs;
+  const groups = evaluate ? (program.groups ?? null) : null;
+  const outputs = groups ? groups.map((_, o) => o) : evaluate ? [-1] : program.outputs;
+  const sub = new Float64Array(program.expression?.names.length ?? 0);
   const ch = channelsFor(task, zone, cov, weightsRow);
   const sets = outputs.map(() => ch.accumulators());
   const classes = outputs.map(() => (task.categorical ? new Map<number, number>() : null));
@@ -225,7 +237,15 @@ function foldProgram(
     const a = areaRow ? w * (areaRow[c] as number) : 0;
     for (let o = 0; o < outputs.length; o++) {
       const b = outputs[o] as number;
-      const v = evaluate ? (ok.includes(0) ? Number.NaN : evaluate(inputs)) : ok[b] ? (inputs[b] as number) : Number.NaN;
+      const v = groups
+        ? evalGroup(evaluate as (x: Float64Array) => number, groups[o] as number[], inputs, ok, sub)
+        : evaluate
+          ? ok.includes(0)
+            ? Number.NaN
+            : evaluate(inputs)
+          : ok[b]
+            ? (inputs[b] as number)
+            : Number.NaN;
       const value = Number.isFinite(v) ? v : Number.NaN;
       ch.add(sets[o] as ChannelSet, w, value, r, c);
       if (value !== value) continue;

@@ -16,7 +16,21 @@ export const CubeRequestSchema = Type.Object(
       description:
         'A Zarr store root (v2 or v3; consolidated metadata used when present), or a kerchunk reference file (JSON, version 0 or 1, its path ending in .json) mapping chunks of NetCDF4/HDF5 files to byte ranges.',
     },
-    variable: Type.String({ minLength: 1, maxLength: 256, description: 'The data variable (array) of the store.' }),
+    variable: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description: 'The data variable (array) of the store; required without an `expression`.',
+      }),
+    ),
+    expression: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1000,
+        description:
+          'Math over variables of one grid, chunking and steps, answered per step under the key `expression`: the variables by name (e.g. `(u10 ** 2 + v10 ** 2) ** 0.5`, `t2m - 273.15`), numbers, + - * / % **, parentheses, comparisons and abs, sqrt, exp, log, log10, floor, ceil, round, pow, min, max. Each variable is decoded first (scale, offset, nodata); a cell invalid in any of them, or whose result is not finite, counts as nodata.',
+      }),
+    ),
     sel: Type.Optional(
       Type.Record(
         Type.String({ minLength: 1, maxLength: 256 }),

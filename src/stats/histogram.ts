@@ -103,3 +103,17 @@ export function classesOf(acc: StatsAccumulator, areas: ReadonlyMap<number, numb
   }
   return out;
 }
+
+/** The request's histogram, checked in the user's words (the schema checks the types). */
+export function parseHistogramSpec(h: { bins: number | number[]; range?: [number, number] } | undefined): HistogramSpec | null {
+  if (h === undefined) return null;
+  const fail = (detail: string): ZonalError => new ZonalError('validation_failed', detail, { errors: [{ path: '/histogram', message: detail }] });
+  if (Array.isArray(h.bins)) {
+    if (h.range !== undefined) throw fail('Give the histogram either bin edges or a number of bins with a "range", not both.');
+    for (let i = 1; i < h.bins.length; i++)
+      if (!((h.bins[i] as number) > (h.bins[i - 1] as number))) throw fail("The histogram's bin edges must increase strictly.");
+    return { bins: h.bins };
+  }
+  if (h.range !== undefined && !(h.range[0] < h.range[1])) throw fail('The histogram\'s "range" must be [low, high] with low below high.');
+  return h.range === undefined ? { bins: h.bins } : { bins: h.bins, range: h.range };
+}

@@ -9,7 +9,9 @@
 import { ZonalError } from '../errors.ts';
 import type { Aoi } from '../geometry/types.ts';
 import { openCubeStore } from '../cube/store.ts';
-import { openCube, stepsReader, type Cube, type StepGroup } from '../cube/reader.ts';
+import { openCatalog, openCube, stepsReader, type Cube, type StepGroup } from '../cube/reader.ts';
+import type { CubeStore } from '../cube/store.ts';
+import { expressionInputs } from '../stats/expression.ts';
 import { coordinateOf, selectDim, type Sel } from '../cube/select.ts';
 import { rasterZones, type PlanCache, type RasterDeps } from './raster.ts';
 import { answerZones, type Planned, type Work } from './engine.ts';
@@ -32,7 +34,7 @@ type Step = number[];
 /** The request's own checks, before any byte: what a cube does not take. */
 function checkCube(q: CubeQuery): void {
   const extra = q as CubeQuery & Record<string, unknown>;
-  for (const key of ['bands', 'weights', 'zones', 'mask', 'approx_stats', 'expression']) {
+  for (const key of ['bands', 'weights', 'zones', 'mask', 'approx_stats']) {
     if (extra[key] !== undefined) {
       throw new ZonalError('validation_failed', `"${key}" does not apply to a cube: name its "variable" and pick steps with "sel".`, {
         errors: [{ path: `/${key}`, message: 'not for cubes' }],
@@ -103,6 +105,54 @@ function groupsOf(cube: Cube, steps: readonly Step[]): { group: StepGroup; steps
 
 type GroupAnswer = PackedRows | { error: unknown };
 
+/** Whether two variables lie on one grid, CRS, chunking and steps (an expression reads them chunk by chunk together). */
+function sameLayout(a: Cube, b: Cube): boolean {
+  const g = a.grid;
+  const h = b.grid;
+  const grid = g.x0 === h.x0 && g.y0 === h.y0 && g.dx === h.dx && g.dy === h.dy && g.width === h.width && g.height === h.height;
+  const dims = a.array.dims.join() === b.array.dims.join() && a.array.shape.join() === b.array.shape.join() && a.array.chunks.join() === b.array.chunks.join();
+  const steps = a.dims.every((d, k) => {
+    const e = b.dims[k];
+    return e !== undefined && d.values.length === e.values.length && Array.from(d.values).every((v, i) => v === e.values[i]);
+  });
+  return grid && dims && steps && a.crs.proj4 === b.crs.proj4;
+}
+
+/**
+ * The variables a request reads: `variable`, or with an `expression` the variables it names (the store's
+ * listed ones, or `variable` where the store cannot list), all on one grid and chunking; the first is the
+ * grid whose steps are answered.
+ */
+async function openVariables(store: CubeStore, q: CubeQuery, signal?: AbortSignal): Promise<{ cubes: Cube[]; names: string[] }> {
+  if (q.expression === undefined) {
+    if (q.variable === undefined)
+      throw new ZonalError('validation_failed', 'Name the "variable" to answer, or give an "expression" over variables.', {
+        errors: [{ path: '/variable', message: 'required' }],
+      });
+    return { cubes: [await openCube(store, q.variable, signal)], names: [q.variable] };
+  }
+  const listed = (await openCatalog(store, signal)).names();
+  const used = expressionInputs(q.expression, listed ?? (q.variable !== undefined ? [q.variable] : []));
+  if (q.variable !== undefined && !used.includes(q.variable)) {
+    throw new ZonalError(
+      'validation_failed',
+      `The expression does not use "${q.variable}": give the variable whose grid is answered among its inputs, or leave "variable" out.`,
+    );
+  }
+  const names = q.variable === undefined ? used : [q.variable, ...used.filter((n) => n !== q.variable)];
+  const cubes = await Promise.all(names.map((n) => openCube(store, n, signal)));
+  const first = cubes[0] as Cube;
+  cubes.forEach((c, k) => {
+    if (!sameLayout(first, c)) {
+      throw new ZonalError(
+        'unsupported_grid',
+        `The variables "${names[0]}" and "${names[k]}" do not share one grid, chunking and steps: an expression reads variables chunk by chunk together.`,
+      );
+    }
+  });
+  return { cubes, names };
+}
+
 export async function* cubeOutcomes(q: CubeQuery, zones: readonly Zone[], deps: RasterDeps): AsyncGenerator<ZoneOutcome> {
   const { config, signal } = deps;
   checkCube(q);
@@ -114,7 +164,9 @@ export async function* cubeOutcomes(q: CubeQuery, zones: readonly Zone[], deps: 
     maxBytes: Math.min(config.maxSourceBytes, 256 * 1024 * 1024),
     ...(signal ? { signal } : {}),
   });
-  const cube = await openCube(store, variable, signal);
+  const { cubes, names } = await openVariables(store, q, signal);
+  const cube = cubes[0] as Cube;
+  const key = q.expression === undefined ? (variable as string) : 'expression';
   const { steps, iterated } = stepsOf(cube, q);
   const rows = zones.length * steps.length;
   if (rows > config.maxCubeRows) {
@@ -131,7 +183,7 @@ export async function* cubeOutcomes(q: CubeQuery, zones: readonly Zone[], deps: 
     );
   const planned = aois.map((a): Planned<number> => ('error' in a ? a : { units: groups.map((_, g) => g) }));
   let z = 0;
-  for await (const answer of answerZones(planned, cubeWork(raster, cube, groups, zones, aois, deps))) {
+  for await (const answer of answerZones(planned, cubeWork(raster, cubes, names, groups, zones, aois, deps))) {
     const zone = zones[z++] as Zone;
     if ('error' in answer) {
       const error = zoneError(answer.error);
@@ -139,7 +191,7 @@ export async function* cubeOutcomes(q: CubeQuery, zones: readonly Zone[], deps: 
       yield { zone, coords: null, error, cause: answer.error };
       continue;
     }
-    yield* rowsOf(answer, (step, stats) => ({ zone, coords: coords(step), statistics: { [variable]: stats } }));
+    yield* rowsOf(answer, (step, stats) => ({ zone, coords: coords(step), statistics: { [key]: stats } }));
   }
 }
 
@@ -165,7 +217,8 @@ function* rowsOf(packed: readonly PackedRows[], row: (step: number, stats: BandS
 /** The engine's cube work: a unit is a group of steps, answered by the raster use case for every zone. */
 function cubeWork(
   raster: RasterQuery,
-  cube: Cube,
+  cubes: readonly Cube[],
+  names: readonly string[],
   groups: readonly { group: StepGroup; steps: number[] }[],
   zones: readonly Zone[],
   aois: readonly (Aoi | { error: unknown })[],
@@ -182,10 +235,14 @@ function cubeWork(
       const { group } = groups[g] as (typeof groups)[number];
       const { steps } = groups[g] as (typeof groups)[number];
       const answers: GroupAnswer[] = [];
-      const options = { sources: { reader: stepsReader(cube, group) }, keys: members.map(String), aois: members.map((m) => aois[m] as Aoi) };
-      const bands = group.bands.map((_, b) => b + 1);
+      const sources =
+        raster.expression === undefined
+          ? { reader: stepsReader(cubes[0] as Cube, group) }
+          : { variables: cubes.map((c, v) => ({ name: names[v] as string, reader: stepsReader(c, group) })) };
+      const options = { sources, keys: members.map(String), aois: members.map((m) => aois[m] as Aoi) };
+      const bands = raster.expression === undefined ? { bands: group.bands.map((_, b) => b + 1) } : {};
       for await (const a of rasterZones(
-        { ...raster, bands },
+        { ...raster, ...bands },
         members.map((m) => zones[m] as Zone),
         { ...deps, plans, slots, areaLimit: false },
         options,

@@ -93,7 +93,8 @@ export interface StacSearchQuery extends RasterOptions {
 /** A cube's variable (Zarr v2/v3, or NetCDF through kerchunk references) per zone and step. */
 export interface CubeQuery extends Omit<RasterOptions, 'bands' | 'weights' | 'zones' | 'mask' | 'approx_stats'> {
   url: string;
-  variable: string;
+  /** The variable answered; with an expression, the one whose grid is answered (default: the expression's first). */
+  variable?: string;
   /** Per non-spatial dimension: one value (pinned), an inclusive range, or a list. */
   sel?: Record<string, number | string | (number | string)[] | { start?: number | string; end?: number | string }>;
   sel_method?: 'exact' | 'nearest';

@@ -16,7 +16,7 @@ import { effectiveNodata, exactNodata64 } from '../raster/pixels.ts';
 import type { FoldBand, FoldProgram } from '../raster/fold.ts';
 import { expressionInputs } from '../stats/expression.ts';
 import type { PixelRule } from '../coverage/coverage.ts';
-import type { HistogramSpec } from '../stats/histogram.ts';
+import { parseHistogramSpec, type HistogramSpec } from '../stats/histogram.ts';
 import type { FoldRunner } from '../workers/pool.ts';
 import type { BandOverride } from '../stac/item.ts';
 import type { Needs } from './engine.ts';
@@ -85,8 +85,8 @@ export interface RasterContext {
   readonly outputs: { key: string; classes: Map<number, string> | undefined }[];
   /** Whether a class mask applies (each answer then says how much it removed: `masked`). */
   readonly masked: boolean;
-  /** Band math inputs beyond the primary raster, on its grid (band 1 of each). */
-  readonly extras: { reader: RasterReader; level: RasterLevel; bands: FoldBand[] }[];
+  /** Band math inputs beyond the primary raster, on its grid (band 1 of each, or `bandNumbers`: a cube's steps). */
+  readonly extras: { reader: RasterReader; level: RasterLevel; bands: FoldBand[]; bandNumbers?: number[] }[];
   /** The class raster of a mask from another raster, read by nearest neighbour. */
   readonly classSource: { reader: RasterReader; level: RasterLevel; nodata: number | null } | null;
   /** The weighting raster of weighted_* statistics (raster-aligned.ts). */
@@ -94,20 +94,6 @@ export interface RasterContext {
   /** Zones given as a raster (raster-zones.ts): the zones are its values. */
   readonly zoneSource?: ZoneRaster;
 }
-/** The request's histogram, checked in the user's words (the schema checks the types). */
-function parseHistogram(h: RasterQuery['histogram']): HistogramSpec | null {
-  if (h === undefined) return null;
-  const fail = (detail: string): ZonalError => new ZonalError('validation_failed', detail, { errors: [{ path: '/histogram', message: detail }] });
-  if (Array.isArray(h.bins)) {
-    if (h.range !== undefined) throw fail('Give the histogram either bin edges or a number of bins with a "range", not both.');
-    for (let i = 1; i < h.bins.length; i++)
-      if (!((h.bins[i] as number) > (h.bins[i - 1] as number))) throw fail("The histogram's bin edges must increase strictly.");
-    return { bins: h.bins };
-  }
-  if (h.range !== undefined && !(h.range[0] < h.range[1])) throw fail('The histogram\'s "range" must be [low, high] with low below high.');
-  return h.range === undefined ? { bins: h.bins } : { bins: h.bins, range: h.range };
-}
-
 /** A named raster input of band math over several rasters (band 1 of each: a STAC Item's assets). */
 export interface RasterInput {
   name: string;
@@ -119,6 +105,11 @@ export interface RasterInput {
 export interface RasterSources {
   /** The raster already opened (a cube's steps as bands: cube/reader.ts), in place of `url`. */
   reader?: RasterReader;
+  /**
+   * A cube's expression over several variables: each variable's steps as the bands of its reader (the first
+   * is the grid's), the expression answered per step over the variables' values (`band_<k>` for step k).
+   */
+  variables?: { name: string; reader: RasterReader }[];
   /** The expression's inputs; the first is the grid the zones are read on, the others must share it. */
   inputs?: RasterInput[];
   /** The mask's classes (band 1), taken by nearest neighbour onto the grid. */
@@ -202,7 +193,7 @@ export function checkRasterQuery(req: RasterQuery, sources?: RasterSources): voi
   parseStatNames(req.stats ?? DEFAULT_STATS, 'raster');
   if (sources?.inputs || sources?.classes) checkMulti(req, sources);
   else checkProgram(req);
-  parseHistogram(req.histogram);
+  parseHistogramSpec(req.histogram);
 }
 
 /** A request over several rasters reads no overview, and several assets only for an expression over them. */
@@ -220,10 +211,11 @@ export async function openRasterContext(req: RasterQuery, deps: RasterDeps, sour
 }
 
 async function openOne(req: RasterQuery, deps: RasterDeps, sources?: RasterSources): Promise<RasterContext> {
+  if (sources?.variables) return openVariablesContext(req, deps, sources.variables);
   if (sources?.inputs || sources?.classes) return openMultiContext(req, deps, sources);
   const names = parseStatNames(req.stats ?? DEFAULT_STATS, 'raster');
   checkProgram(req);
-  parseHistogram(req.histogram);
+  parseHistogramSpec(req.histogram);
   const reader = sources?.reader ?? (await openRaster(await deps.openSource(req.url), deps.signal));
   const { info } = reader;
   const allNames = Array.from({ length: info.bandCount }, (_, i) => `b${i + 1}`);
@@ -305,7 +297,7 @@ function contextOf(
     rule: req.pixels ?? 'center',
     deps,
     formats: new Map(),
-    histogram: parseHistogram(req.histogram),
+    histogram: parseHistogramSpec(req.histogram),
     categorical: req.categorical === true,
     masked: req.mask !== undefined,
   };
@@ -364,6 +356,27 @@ async function openMultiContext(req: RasterQuery, deps: RasterDeps, sources: Ras
   };
   return contextOf(req, deps, { reader, bands: own, foldBands, names, approx: false, program, answered: own, extras, classSource });
 }
+/** A cube's expression over variables on one grid and chunking: per step (key band_<k>), the expression over each variable's band of that step. */
+function openVariablesContext(req: RasterQuery, deps: RasterDeps, variables: NonNullable<RasterSources['variables']>): RasterContext {
+  parseHistogramSpec(req.histogram);
+  const [primary, ...others] = variables as [(typeof variables)[number], ...typeof variables];
+  const own = Array.from({ length: primary.reader.info.bandCount }, (_, s) => s + 1);
+  const extras = others.map((v) => ({ reader: v.reader, level: v.reader.info.levels[0] as RasterLevel, bands: bandsFor(v.reader, own, []), bandNumbers: own }));
+  const foldBands = [...bandsFor(primary.reader, own, []), ...extras.flatMap((e) => e.bands)];
+  const sources = variables.flatMap((_, v) => own.map((_b, s) => ({ raster: v, band: s })));
+  const groups = own.map((_, s) => variables.map((_v, v) => v * own.length + s));
+  const program: FoldProgram = {
+    sources,
+    expression: { text: req.expression as string, names: variables.map((v) => v.name) },
+    outputs: [],
+    mask: null,
+    groups,
+  };
+  const { expression: _expression, ...perStep } = req;
+  const names = parseStatNames(req.stats ?? DEFAULT_STATS, 'raster');
+  return contextOf(perStep, deps, { reader: primary.reader, bands: own, foldBands, names, approx: false, program, answered: own, extras, classSource: null });
+}
+
 function bandsFor(reader: RasterReader, bands: number[], defaults: readonly BandOverride[]): FoldBand[] {
   const { info } = reader;
   return bands.map((b) => {

@@ -214,7 +214,10 @@ async function readTask(
     ctx.reader.readBlocks(level, ids, ctx.bands, deps.signal, cacheBytes > 0 ? fromCache : undefined),
     // Other rasters of the same grid and tiling: the same blocks; a class raster: the blocks under them.
     Promise.all(
-      ctx.extras.map(async (e) => ({ format: e.reader.blockFormat(e.level, [1]), blocks: await e.reader.readBlocks(e.level, ids, [1], deps.signal) })),
+      ctx.extras.map(async (e) => {
+        const nums = e.bandNumbers ?? [1];
+        return { format: e.reader.blockFormat(e.level, nums), blocks: await e.reader.readBlocks(e.level, ids, nums, deps.signal) };
+      }),
     ),
     cs ? cs.reader.readBlocks(cs.level, lookups.classIds, [1], deps.signal) : Promise.resolve([]),
     ws ? ws.reader.readBlocks(ws.level, lookups.weightIds, [ws.band], deps.signal) : Promise.resolve([]),

@@ -119,9 +119,19 @@ describe("cube: refusals in the user's words", () => {
   });
 
   it('fields that do not apply to a cube are refused', async () => {
-    const res = await post({ url: files.url('/era5.zarr'), variable: 't2m', expression: 'b1 * 2' });
+    const res = await post({ url: files.url('/era5.zarr'), variable: 't2m', bands: [1] });
     expect(res.statusCode).toBe(422);
-    expect(res.json().errors).toEqual([expect.objectContaining({ path: '/expression' })]);
+    expect(res.json().errors).toEqual([expect.objectContaining({ path: '/bands' })]);
+  });
+
+  it('an expression names the variables it may use, and must use `variable`', async () => {
+    const res = await post({ url: files.url('/era5.zarr'), expression: 't2m - t3m' });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail).toContain('"t3m"');
+    expect(res.json().detail).toContain('t2m, t2m_f');
+    const unused = await post({ url: files.url('/era5.zarr'), variable: 't2m', expression: 't2m_f * 2' });
+    expect(unused.statusCode).toBe(422);
+    expect(unused.json().detail).toContain('does not use "t2m"');
   });
 
   it('a file:// store outside the data roots is forbidden', async () => {

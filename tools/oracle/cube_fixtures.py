@@ -822,7 +822,9 @@ V3_VARS = ["t2m", "t2m_gzip", "t2m_zstd_be", "t2m_transpose", "t2m_sharded", "t2
 
 
 def case(name, url, variable, aoi, note, pixels="fractional", sel=None, stats=ALL, **extra):
-    req = {"url": url, "variable": variable}
+    req = {"url": url}
+    if variable is not None:
+        req["variable"] = variable
     if sel is not None:
         req["sel"] = sel
     req["stats"] = stats
@@ -869,6 +871,10 @@ def cases():
         case("polar_sic_center", "polar.zarr", "sic", POLAR_ZONES, "centre rule on the projected grid", pixels="center"),
         case("levels_t_850", "levels.zarr", "t", LEVEL_ZONES, "level pinned to 850: rows per time", sel={"level": 850}),
         case("levels_t_all", "levels.zarr", "t", LEVEL_ZONES, "time and level iterated: time outermost, then level"),
+        case("era5_expression", "era5.zarr", "t2m", ERA5_ZONES, "an expression over two variables of one grid and chunking, per step",
+             sel={"time": {"start": "2020-01-01T20:00:00Z", "end": "2020-01-02T03:00:00Z"}}, expression="(t2m_f - t2m) * 1000 + t2m / 2"),
+        case("codecs_expression", "codecs.zarr", None, CODECS_ZONES, "an expression without `variable`: the first it names gives the grid; "
+             "v_missing_chunks' absent chunks are nodata in the result", expression="v_zlib * 2 - v_missing_chunks"),
     ]
     return out
 
