@@ -218,3 +218,32 @@ describe('cube: sources/info learns Zarr stores and reference files', () => {
     expect(res.json()).toMatchObject({ kind: 'cube', variables: [], note: expect.stringContaining('consolidated metadata') });
   });
 });
+
+describe('cube: each chunk read once, only the chunks the zones need', () => {
+  it('two zones over all 48 steps read each of their chunks once, and no other chunk', async () => {
+    // era5.zarr: chunks of 24 steps × 36 × 36 cells of 2.5°; both zones lie in the chunk row 0..35 of
+    // latitude (90 → 2.5) and column 0..35 of longitude (0 → 87.5°), the second also in column 1.
+    const two = {
+      type: 'FeatureCollection',
+      features: [
+        { type: 'Feature', id: 'a', properties: {}, geometry: box(10, 40, 20, 50) },
+        { type: 'Feature', id: 'b', properties: {}, geometry: box(80, 30, 95, 45) },
+      ],
+    };
+    const before = files.requests.length;
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/zonal-stats/cube',
+      headers: { accept: 'application/x-ndjson' },
+      payload: { url: files.url('/era5.zarr'), variable: 't2m', aoi: two, stats: ['mean'] },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.body.trim().split('\n')).toHaveLength(2 * 48);
+    const chunks = files.requests
+      .slice(before)
+      .map((r) => r.path)
+      .filter((p) => /^\/era5\.zarr\/t2m\/\d+\.\d+\.\d+$/.test(p))
+      .sort();
+    expect(chunks).toEqual(['/era5.zarr/t2m/0.0.0', '/era5.zarr/t2m/0.0.1', '/era5.zarr/t2m/1.0.0', '/era5.zarr/t2m/1.0.1']);
+  });
+});
