@@ -24,6 +24,7 @@ import type { Slots } from './slots.ts';
 import type { ZonePlan } from '../raster/plan.ts';
 import type { RasterQuery } from './model.ts';
 import { openWeights, type WeightSource, type ZoneRaster } from './raster-aligned.ts';
+import type { MosaicSources } from './mosaic-layers.ts';
 
 /** A zone ready to read; `share` names a plan that other rasters of the same grid reuse (and their workers its coverage). */
 export type PlannedZone =
@@ -91,6 +92,8 @@ export interface RasterContext {
   readonly weightSource?: WeightSource;
   /** Zones given as a raster (raster-zones.ts): the zones are its values. */
   readonly zoneSource?: ZoneRaster;
+  /** A mosaic of STAC Items (raster-mosaic.ts): the other Items' rasters, read by nearest neighbour. */
+  readonly mosaic?: MosaicSources;
 }
 /** The request's histogram, checked in the user's words (the schema checks the types). */
 function parseHistogram(h: RasterQuery['histogram']): HistogramSpec | null {
@@ -361,7 +364,7 @@ async function openMultiContext(req: RasterQuery, deps: RasterDeps, sources: Ras
   };
   return contextOf(req, deps, { reader, bands: own, foldBands, names, approx: false, program, answered: own, extras, classSource });
 }
-function bandsFor(reader: RasterReader, bands: number[], defaults: readonly BandOverride[]): FoldBand[] {
+export function bandsFor(reader: RasterReader, bands: number[], defaults: readonly BandOverride[]): FoldBand[] {
   const { info } = reader;
   return bands.map((b) => {
     const fallback = defaults[b - 1] ?? {};
