@@ -35,10 +35,19 @@ function toCsv(outcomes: readonly ZoneOutcome[], keyName: 'band' | 'column'): st
   );
   // zones × time: each row's Item after the zone's own columns.
   const items = outcomes.some((o) => o.item !== undefined);
-  const header = ['index', 'id', ...props, ...(items ? ['item_id', 'datetime'] : []), keyName, ...stats, 'aoi_area', 'data_area', 'error_code', 'error_detail'];
+  // A mosaic's rows: the Items merged, as a JSON list.
+  const merged = outcomes.some((o) => o.item?.item_ids !== undefined);
+  const itemColumns = items ? ['item_id', 'datetime', ...(merged ? ['item_ids'] : [])] : [];
+  const header = ['index', 'id', ...props, ...itemColumns, keyName, ...stats, 'aoi_area', 'data_area', 'error_code', 'error_detail'];
   const rows = [header.map(csvField).join(',')];
   for (const o of outcomes) {
-    const lead = [o.zone.index, o.zone.id, ...props.map((p) => o.zone.properties?.[p]), ...(items ? [o.item?.id, o.item?.datetime] : [])];
+    const lead = [
+      o.zone.index,
+      o.zone.id,
+      ...props.map((p) => o.zone.properties?.[p]),
+      ...(items ? [o.item?.id, o.item?.datetime] : []),
+      ...(merged ? [o.item?.item_ids] : []),
+    ];
     if (o.error) {
       rows.push([...lead, '', ...stats.map(() => ''), '', '', o.error.code, o.error.detail].map(csvField).join(','));
       continue;

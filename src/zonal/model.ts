@@ -40,8 +40,12 @@ export interface ZoneError {
 /** One answer: a zone's statistics or its problem (zones × time: one per zone and Item). */
 export interface ZoneOutcome {
   zone: ZoneInput;
-  /** zones × time: the STAC Item of this row (its id and datetime); absent otherwise, null for a zone's row without an Item. */
-  item?: { id: string; datetime: string } | null;
+  /**
+   * zones × time: the STAC Item of this row (its id and datetime); absent otherwise, null for a zone's row
+   * without an Item. A mosaic's row (`mosaic: "day"`): the Item whose grid it is on, the first Item's
+   * datetime, and every Item merged into it (`item_ids`, in search order).
+   */
+  item?: { id: string; datetime: string; item_ids?: string[] } | null;
   statistics?: StatsResponse;
   error?: ZoneError;
   /** The error itself (its extras: limits, paths), for an answer of one zone that is the request's problem. */
@@ -86,6 +90,8 @@ export interface StacSearchQuery extends RasterOptions {
   stac: { url: string; collections?: string[]; datetime?: string; filter?: Record<string, unknown>; max_items?: number };
   asset?: string;
   time?: { rule: 'all' | 'asof' | 'nearest' | 'window'; date?: string; property?: string; days?: number };
+  /** `day`: the Items of one collection and UTC day merged into one row per zone, first valid pixel in search order (zonal/stac-mosaic.ts). */
+  mosaic?: 'none' | 'day';
 }
 
 /** Every question the service answers: a raster or a GeoParquet file, directly or as an asset of a STAC Item, or zones × time. */

@@ -12,7 +12,7 @@ import { bandsFor, type RasterContext, type RasterInput } from './raster-context
 import type { OpenLayer } from './mosaic-layers.ts';
 
 /** An Item's raster in a mosaic: the Item's id (for messages) and the asset. */
-interface MosaicEntry {
+export interface MosaicEntry {
   item: string;
   input: RasterInput;
 }
