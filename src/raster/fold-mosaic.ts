@@ -104,12 +104,14 @@ async function takeLayer(canvas: Canvas, reader: LayerReader): Promise<void> {
     }
   }
   const blocks = new Map<number, DecodedBlock>();
-  for (const index of wanted) {
-    const block = await reader.get(index);
-    // The main thread reads every block under the task's pixels: a missing one would silently be nodata.
-    if (block === null) throw new Error(`mosaic block ${index} was not read`);
-    blocks.set(index, block);
-  }
+  await Promise.all(
+    [...wanted].map(async (index) => {
+      const block = await reader.get(index);
+      // The main thread reads every block under the task's pixels: a missing one would silently be nodata.
+      if (block === null) throw new Error(`mosaic block ${index} was not read`);
+      blocks.set(index, block);
+    }),
+  );
   const fill = src.format.fill;
   take(canvas, (b, _col, _row, k) => {
     const mc = cells[2 * k] as number;
