@@ -12,6 +12,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildTestApp } from '../helpers/build-app.ts';
 import { startRangeServer, type RangeServer } from '../helpers/range-server.ts';
 import { startStacApi, type Item, type StacApi } from '../helpers/stac-api.ts';
+import { dayGroups, zoneDays } from '../../src/zonal/stac-mosaic.ts';
+import type { FoundItem } from '../../src/stac/search.ts';
 
 type Stats = Record<string, unknown>;
 interface Row {
@@ -175,5 +177,43 @@ describe('POST /api/v1/zonal-stats/raster/stac/search with "mosaic": "day"', () 
     expect(weights.json()).toMatchObject({ code: 'mosaic_unsupported', detail: expect.stringMatching(/weights raster is not mosaicked/) });
     const bad = await search({ stac: { url: files.url('/items.json') }, mosaic: 'week', asset: 'red' });
     expect(bad.statusCode).toBe(422);
+  });
+});
+
+describe('days of a search (zonal/stac-mosaic.ts)', () => {
+  // Sorted by time as the search hands them over; `rank` is the order the API sent them in.
+  const found = (id: string, datetime: string, collection: string, rank: number): FoundItem => ({
+    item: { type: 'Feature', id, collection, assets: {} } as unknown as FoundItem['item'],
+    id,
+    datetime,
+    time: Date.parse(datetime),
+    bbox: null,
+    base: new URL('http://example.invalid/'),
+    rank,
+  });
+  const items = [
+    found('s2-a', '2024-06-01T10:20:27Z', 's2', 2),
+    found('s2-b', '2024-06-01T10:20:31Z', 's2', 0),
+    found('ls-a', '2024-06-01T10:40:00Z', 'landsat', 4),
+    found('s2-c', '2024-06-01T23:59:59Z', 's2', 1),
+    found('s2-d', '2024-06-02T00:00:01Z', 's2', 3),
+  ];
+
+  it('groups by collection and UTC date, each day in search order, days by time', () => {
+    const { days, dayOf } = dayGroups(items);
+    expect(days.map((d) => d.map((i) => items[i]?.id))).toEqual([['s2-b', 's2-c', 's2-a'], ['ls-a'], ['s2-d']]);
+    expect(dayOf).toEqual([0, 0, 1, 0, 2]);
+  });
+
+  it('a rule that picks an Item takes its whole day, of the Items meeting the zone', () => {
+    const groups = dayGroups(items);
+    const meets = (i: number): boolean => i !== 3;
+    expect([...zoneDays([1], true, meets, groups)]).toEqual([[0, [1, 0]]]);
+    expect([...zoneDays([1], false, meets, groups)]).toEqual([[0, [1]]]);
+    expect([...zoneDays([4, 0, 2], false, meets, groups)]).toEqual([
+      [0, [0]],
+      [1, [2]],
+      [2, [4]],
+    ]);
   });
 });
