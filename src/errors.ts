@@ -26,6 +26,7 @@ const ERROR_CATALOGUE = {
   unknown_column: { status: 422, title: 'Unprocessable Content' },
   unknown_asset: { status: 422, title: 'Unprocessable Content' },
   unsupported_asset: { status: 422, title: 'Unprocessable Content' },
+  mosaic_unsupported: { status: 422, title: 'Unprocessable Content' },
   no_numeric_column: { status: 422, title: 'Unprocessable Content' },
   too_many_features: { status: 422, title: 'Unprocessable Content' },
   too_many_zones: { status: 413, title: 'Payload Too Large' },

@@ -81,6 +81,7 @@ const PURE_FILES = [
   'raster/fold-types.ts',
   'raster/fold-coverage.ts',
   'raster/fold-merge.ts',
+  'raster/fold-mosaic.ts',
   'raster/plan.ts',
   'raster/window.ts',
   'raster/samples.ts',

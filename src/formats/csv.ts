@@ -35,21 +35,11 @@ function toCsv(outcomes: readonly ZoneOutcome[], keyName: 'band' | 'column' | 'v
   );
   // zones × time: each row's Item after the zone's own columns.
   const items = outcomes.some((o) => o.item !== undefined);
-  // A cube's rows: each iterated dimension's coordinate.
+  // A cube's rows: each iterated dimension's coordinate; a mosaic's rows: the Items merged, as a JSON list.
   const dims = firstSeen(outcomes.map((o) => Object.keys(o.coords ?? {})));
-  const header = [
-    'index',
-    'id',
-    ...props,
-    ...(items ? ['item_id', 'datetime'] : []),
-    ...dims,
-    keyName,
-    ...stats,
-    'aoi_area',
-    'data_area',
-    'error_code',
-    'error_detail',
-  ];
+  const merged = outcomes.some((o) => o.item?.item_ids !== undefined);
+  const itemColumns = items ? ['item_id', 'datetime', ...(merged ? ['item_ids'] : [])] : [];
+  const header = ['index', 'id', ...props, ...itemColumns, ...dims, keyName, ...stats, 'aoi_area', 'data_area', 'error_code', 'error_detail'];
   const rows = [header.map(csvField).join(',')];
   for (const o of outcomes) {
     const lead = [
@@ -57,6 +47,7 @@ function toCsv(outcomes: readonly ZoneOutcome[], keyName: 'band' | 'column' | 'v
       o.zone.id,
       ...props.map((p) => o.zone.properties?.[p]),
       ...(items ? [o.item?.id, o.item?.datetime] : []),
+      ...(merged ? [o.item?.item_ids] : []),
       ...dims.map((d) => o.coords?.[d]),
     ];
     if (o.error) {

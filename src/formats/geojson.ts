@@ -7,7 +7,8 @@ import type { Format, FormatOptions } from './format.ts';
 
 /** The GeoJSON Feature of a zone: its properties plus `statistics` or `error`; its geometry only when asked. */
 function zoneFeature(o: ZoneOutcome, includeGeometry: boolean): Record<string, unknown> {
-  const item = o.item === undefined ? {} : { item_id: o.item?.id ?? null, datetime: o.item?.datetime ?? null };
+  const item =
+    o.item === undefined ? {} : { item_id: o.item?.id ?? null, datetime: o.item?.datetime ?? null, ...(o.item?.item_ids ? { item_ids: o.item.item_ids } : {}) };
   // A cube's row: each iterated dimension's coordinate beside the statistics.
   const properties = { ...(o.zone.properties ?? {}), ...item, ...(o.coords ?? {}), ...(o.error ? { error: o.error } : { statistics: o.statistics }) };
   return { type: 'Feature', id: o.zone.id, geometry: includeGeometry ? (o.zone.geometry ?? null) : null, properties };

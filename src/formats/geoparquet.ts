@@ -9,7 +9,7 @@ import type { ZoneOutcome } from '../zonal/model.ts';
 import type { Format } from './format.ts';
 
 /** Names the zone columns take; a property of the same name becomes `property_<name>`. */
-const RESERVED = new Set(['index', 'id', 'item_id', 'datetime', 'geometry', 'error_code', 'error_detail']);
+const RESERVED = new Set(['index', 'id', 'item_id', 'datetime', 'item_ids', 'geometry', 'error_code', 'error_detail']);
 
 /** A column of lists of numbers (unique, the per-cell statistics): Parquet's LIST of DOUBLE. */
 interface ListColumn {
@@ -90,6 +90,15 @@ function toGeoParquet(outcomes: readonly ZoneOutcome[]): Uint8Array {
       ? [
           { name: 'item_id', data: outcomes.map((o) => o.item?.id ?? null), type: 'STRING' as const },
           { name: 'datetime', data: outcomes.map((o) => o.item?.datetime ?? null), type: 'STRING' as const },
+        ]
+      : []),
+    // A mosaic's rows: the Items merged, as a JSON list.
+    ...(outcomes.some((o) => o.item?.item_ids !== undefined)
+      ? [
+          column(
+            'item_ids',
+            outcomes.map((o) => o.item?.item_ids ?? null),
+          ),
         ]
       : []),
     // A cube's rows: each iterated dimension's coordinate (time as text).

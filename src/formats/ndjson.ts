@@ -13,6 +13,8 @@ interface ZoneLine {
   /** zones × time: the row's STAC Item (null: a zone's row without one). */
   item_id?: string | null;
   datetime?: string | null;
+  /** A mosaic's row: the Items merged into it, in search order. */
+  item_ids?: string[];
   /** A cube's row: the coordinate of each iterated dimension (`time`, `level`, …). */
   [dimension: string]: unknown;
   statistics?: StatsResponse;
@@ -25,6 +27,7 @@ function zoneLine(o: ZoneOutcome): ZoneLine {
   if (o.item !== undefined) {
     base.item_id = o.item?.id ?? null;
     base.datetime = o.item?.datetime ?? null;
+    if (o.item?.item_ids) base.item_ids = o.item.item_ids;
   }
   const line = o.coords ? { ...base, ...o.coords } : base;
   return o.error ? { ...line, error: o.error } : { ...line, statistics: o.statistics as StatsResponse };

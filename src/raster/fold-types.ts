@@ -91,6 +91,8 @@ export interface FoldTask {
   zoneRaster?: ClassSource & { nx: number; ny: number };
   /** Per block: return its newly decoded planes (on SharedArrayBuffers) for the process-wide decoded-tile cache. */
   keep: boolean[];
+  /** A mosaic of several STAC Items (raster/fold-mosaic.ts): `bands` are then plain values, the Items' own bands are here. */
+  mosaic?: FoldMosaic;
 }
 
 /** One zone's statistics from one block. */
@@ -176,4 +178,28 @@ export interface FoldResult {
    */
   failure?: string;
   times: FoldTimes;
+}
+
+/** Another Item's raster in a mosaic, read by nearest neighbour: the cell under each pixel's centre. */
+export interface MosaicLayer {
+  /** Its blocks under the task's pixels, decoded whole (`needs` absent); `nodata` unused (see `bands`). */
+  source: ClassSource;
+  /** How its samples become values, per band of `source.format.bands`. */
+  bands: FoldBand[];
+  /** The proj4 definitions of the task's grid and of this raster when they differ: pixel centres are reprojected. */
+  crs?: { from: string; to: string };
+}
+
+/**
+ * The Items of a mosaic (zones × time, `mosaic: "day"`): each pixel's value is taken from the first Item, in
+ * search order, whose raster is valid under the pixel's centre. Each raster of the task (the primary, then
+ * `extras`) has its own list, band by band; the task's own raster stands at its place as null.
+ */
+export interface FoldMosaic {
+  /** Per raster of the task, the Items' rasters in search order; null: the task's own raster. */
+  rasters: (MosaicLayer | null)[][];
+  /** Per raster of the task, its own bands (FoldTask.bands are then plain values: no nodata, scale 1, offset 0). */
+  own: FoldBand[][];
+  /** A mask's class rasters, one per Item in search order (FoldTask.classes is then absent). */
+  classes?: MosaicLayer[];
 }

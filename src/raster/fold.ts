@@ -14,6 +14,7 @@ import { compileExpression } from '../stats/expression.ts';
 import { sharedCoverage } from './fold-coverage.ts';
 import { zoneBlock } from './fold-zones.ts';
 import { channelsFor, weightsLookup, type ChannelSet } from './fold-channels.ts';
+import { mosaicOf } from './fold-mosaic.ts';
 import type { BandPartial, FoldBand, FoldPartial, FoldProgram, FoldResult, FoldTask, FoldTimes, FoldZone } from './fold-types.ts';
 
 export type { FoldBand, FoldPartial, FoldProgram, FoldResult, FoldTask, FoldZone } from './fold-types.ts';
@@ -272,6 +273,7 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
   const weightOf = ws ? lookupBlocks(ws, times) : null;
   const zs = task.zoneRaster;
   const zonesOf = zs ? lookupBlocks(zs, times) : null;
+  const mosaic = task.mosaic ? mosaicOf(task.mosaic, task.area.grid, [task.format.fill, ...(task.extras ?? []).map((e) => e.format.fill)], times) : null;
   for (let k = 0; k < task.blocks.length; k++) {
     const encoded = task.blocks[k] as EncodedBlock;
     let block: DecodedBlock | null = null;
@@ -309,6 +311,8 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
           const extras = task.extras ?? [];
           rasters = [block, ...(await Promise.all(extras.map((e) => decodeBlock(e.format, e.blocks[k] as EncodedBlock, false, span, times))))];
           times.planes += encoded.planes.filter((p) => p !== null).length + extras.length;
+          // A mosaic's block: the first valid value of its Items under each pixel (its classes too).
+          if (mosaic) [block, rasters, classAt] = await mosaic.apply(rasters, need ?? block.window);
           if (cs && classOf) classAt = await classLookup(cs, task.area.grid, need ?? block.window, classOf.get);
           if (ws && weightOf) weightsRow = await weightsLookup(ws, task.area.grid, need ?? block.window, weightOf.get);
         } catch (e) {
@@ -330,6 +334,7 @@ export async function foldTiles(task: FoldTask): Promise<FoldResult> {
     for (const r of rasters) recycle(r);
   }
   for (const c of [...(classOf?.all.values() ?? []), ...(weightOf?.all.values() ?? []), ...(zonesOf?.all.values() ?? [])]) recycle(await c);
+  await mosaic?.close();
   times.total = now() - start;
   return { partials, decoded, times };
 }

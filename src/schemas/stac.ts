@@ -105,6 +105,12 @@ export const RasterStacSearchRequestSchema = Type.Composite(
           { additionalProperties: false },
         ),
       ),
+      mosaic: Type.Optional(
+        Type.Union([Type.Literal('none'), Type.Literal('day')], {
+          description:
+            "none (default): one row per zone and Item. day: the Items of one collection and UTC date merged into one row per zone and day, each pixel from the first Item (in search order) valid under its centre, on the grid of the first Item whose raster holds the whole zone (Items in another CRS read by nearest neighbour); the row's item_ids are the Items merged, item_id the one whose grid it is on, datetime the first one's.",
+        }),
+      ),
     }),
   ],
   {

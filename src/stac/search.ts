@@ -28,6 +28,8 @@ export interface FoundItem {
   bbox: [number, number, number, number] | null;
   /** Base for the Item's relative asset hrefs: its self link, else the page it came in. */
   base: URL;
+  /** Its place in the search's answer (the API's order, a static collection's file order), before the sort by time. */
+  rank: number;
 }
 
 /** Items per page asked of an API. */
@@ -66,7 +68,7 @@ function found(raw: unknown, page: URL): FoundItem {
       // keep the page
     }
   }
-  return { item: o as StacItem, id: o['id'] as string, datetime: when as string, time, bbox, base };
+  return { item: o as StacItem, id: o['id'] as string, datetime: when as string, time, bbox, base, rank: 0 };
 }
 
 /** Whether an Item's bbox (null: unknown, taken as meeting) meets box `b`. */
@@ -254,6 +256,7 @@ function finish(items: FoundItem[], more: boolean, req: SearchRequest, cap: numb
       { limit_items: cap },
     );
   }
+  items.forEach((it, rank) => (it.rank = rank));
   return items.sort((a, b) => a.time - b.time || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 

@@ -40,8 +40,12 @@ export interface ZoneError {
 /** One answer: a zone's statistics or its problem (zones × time: one per zone and Item). */
 export interface ZoneOutcome {
   zone: ZoneInput;
-  /** zones × time: the STAC Item of this row (its id and datetime); absent otherwise, null for a zone's row without an Item. */
-  item?: { id: string; datetime: string } | null;
+  /**
+   * zones × time: the STAC Item of this row (its id and datetime); absent otherwise, null for a zone's row
+   * without an Item. A mosaic's row (`mosaic: "day"`): the Item whose grid it is on, the first Item's
+   * datetime, and every Item merged into it (`item_ids`, in search order).
+   */
+  item?: { id: string; datetime: string; item_ids?: string[] } | null;
   /** A cube's row: the coordinate of each iterated dimension (time as ISO 8601 text), in the variable's order; null for a zone's row without a step. */
   coords?: Record<string, string | number> | null;
   statistics?: StatsResponse;
@@ -88,6 +92,8 @@ export interface StacSearchQuery extends RasterOptions {
   stac: { url: string; collections?: string[]; datetime?: string; filter?: Record<string, unknown>; max_items?: number };
   asset?: string;
   time?: { rule: 'all' | 'asof' | 'nearest' | 'window'; date?: string; property?: string; days?: number };
+  /** `day`: the Items of one collection and UTC day merged into one row per zone, first valid pixel in search order (zonal/stac-mosaic.ts). */
+  mosaic?: 'none' | 'day';
 }
 
 /** A cube's variable (Zarr v2/v3, or NetCDF through kerchunk references) per zone and step. */

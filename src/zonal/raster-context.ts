@@ -24,6 +24,7 @@ import type { Slots } from './slots.ts';
 import type { ZonePlan } from '../raster/plan.ts';
 import type { RasterQuery } from './model.ts';
 import { openWeights, type WeightSource, type ZoneRaster } from './raster-aligned.ts';
+import type { MosaicSources } from './mosaic-layers.ts';
 
 /** A zone ready to read; `share` names a plan that other rasters of the same grid reuse (and their workers its coverage). */
 export type PlannedZone =
@@ -93,6 +94,8 @@ export interface RasterContext {
   readonly weightSource?: WeightSource;
   /** Zones given as a raster (raster-zones.ts): the zones are its values. */
   readonly zoneSource?: ZoneRaster;
+  /** A mosaic of STAC Items (raster-mosaic.ts): the other Items' rasters, read by nearest neighbour. */
+  readonly mosaic?: MosaicSources;
 }
 /** A named raster input of band math over several rasters (band 1 of each: a STAC Item's assets). */
 export interface RasterInput {
@@ -377,7 +380,7 @@ function openVariablesContext(req: RasterQuery, deps: RasterDeps, variables: Non
   return contextOf(perStep, deps, { reader: primary.reader, bands: own, foldBands, names, approx: false, program, answered: own, extras, classSource: null });
 }
 
-function bandsFor(reader: RasterReader, bands: number[], defaults: readonly BandOverride[]): FoldBand[] {
+export function bandsFor(reader: RasterReader, bands: number[], defaults: readonly BandOverride[]): FoldBand[] {
   const { info } = reader;
   return bands.map((b) => {
     const fallback = defaults[b - 1] ?? {};

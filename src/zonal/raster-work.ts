@@ -19,6 +19,7 @@ import { bandStats } from './respond.ts';
 import { withSlot } from './slots.ts';
 import type { Unit, Work } from './engine.ts';
 import { keepsAll, type PlannedZone, type RasterContext } from './raster-context.ts';
+import { readMosaic } from './mosaic-layers.ts';
 import type { StatsResponse } from './model.ts';
 
 /** Most tiles per worker task: enough to amortise messaging, few enough to bound memory in flight. */
@@ -251,11 +252,10 @@ async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], task: 
   const { needs, classNeeds, weightNeeds, zoneNeeds } = taskNeeds(ctx, zones, level, task);
   const sorted = (m: Map<number, PixelWindow>): number[] => [...m.keys()].sort((a, b) => a - b);
   const ids = task.map((u) => u.key.block);
-  const read = await readTask(ctx, zones.length === 1, level, ids, needs, {
-    classIds: sorted(classNeeds),
-    weightIds: sorted(weightNeeds),
-    zoneIds: sorted(zoneNeeds),
-  });
+  const [read, mosaic] = await Promise.all([
+    readTask(ctx, zones.length === 1, level, ids, needs, { classIds: sorted(classNeeds), weightIds: sorted(weightNeeds), zoneIds: sorted(zoneNeeds) }),
+    ctx.mosaic ? readMosaic(ctx.mosaic, level.grid, needs, ctx.deps.signal) : undefined,
+  ]);
   const cs = ctx.classSource;
   const ws = ctx.weightSource;
   const zs = ctx.zoneSource;
@@ -277,6 +277,7 @@ async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], task: 
     ...(ws ? { weights: { ...lookupSource(ws, ws.band, read.weightBlocks, weightNeeds), scale: ws.scale, offset: ws.offset, nx: ws.nx, ny: ws.ny } } : {}),
     ...(zs ? { zoneRaster: { ...lookupSource(zs, zs.band, read.zoneBlocks, zoneNeeds), nx: zs.nx, ny: zs.ny } } : {}),
     keep: read.keep,
+    ...(mosaic ? { mosaic } : {}),
   };
   const result = await foldInWorker(ctx, fold, read.fetchMs);
   return result.partials.map((p) => ({ zone: positions[p.zone] as number, key: (task[p.block] as Unit<Block>).key, result: p.bands }));

@@ -15,6 +15,7 @@ import { planZone, type ZonePlan } from '../raster/plan.ts';
 import { parseZones, planEach } from './zones.ts';
 import { answerZones } from './engine.ts';
 import { rasterWork } from './raster-work.ts';
+import { openMosaic, type MosaicInput } from './raster-mosaic.ts';
 import {
   checkRasterQuery,
   keepsAll,
@@ -134,13 +135,13 @@ function planner(ctx: RasterContext, keys?: readonly string[]): (aoi: Aoi | { er
  * The answers of the zones over one raster, in input order, each as soon as it and every zone before it
  * are complete; a zone's problem is its answer, the request's problems throw. `aois`: the zones already
  * parsed (zones × time parses each once for all its Items); with deps.plans, `keys` name the zones the
- * same in every raster of the request.
+ * same in every raster of the request; `mosaic`: other Items whose pixels fill this raster's (raster-mosaic.ts).
  */
 export async function* rasterZones(
   req: RasterQuery,
   zones: readonly Zone[],
   deps: RasterDeps,
-  options: { sources?: RasterSources; keys?: readonly string[]; aois?: readonly (Aoi | { error: unknown })[] } = {},
+  options: { sources?: RasterSources; keys?: readonly string[]; aois?: readonly (Aoi | { error: unknown })[]; mosaic?: MosaicInput } = {},
 ): AsyncGenerator<{ statistics: StatsResponse } | { error: unknown }> {
   checkRasterQuery(req, options.sources);
   // AOIs before any byte: a bad geometry costs no upstream read.
@@ -149,7 +150,8 @@ export async function* rasterZones(
     yield aois[0] as { error: unknown };
     return;
   }
-  const ctx = await openRasterContext(req, deps, options.sources);
+  const opened = await openRasterContext(req, deps, options.sources);
+  const ctx = options.mosaic ? await openMosaic(opened, options.mosaic) : opened;
   const planned = (await planEach(aois, planner(ctx, options.keys), deps.signal)) as PlannedZone[];
   if (zones.length === 1) tellSingle(ctx, zones[0] as Zone, planned[0] as PlannedZone);
   yield* answerZones(planned, rasterWork(ctx, planned));

@@ -7,34 +7,19 @@
  * asset missing or unreadable) is the error of that zone × Item row.
  */
 import { ZonalError } from '../errors.ts';
-import type { JsonClient } from '../source/resolve.ts';
 import { bboxOfPolygons } from '../geometry/bbox.ts';
 import type { Aoi, BBox } from '../geometry/types.ts';
-import { isGeoTiffAsset, pickAsset, rasterBandsOf, resolveHref } from '../stac/item.ts';
 import { itemMeets, searchItems, type FoundItem } from '../stac/search.ts';
 import { parseInstant, pickItems } from '../stac/time.ts';
-import { expressionInputs } from '../stats/expression.ts';
-import { rasterZones, type PlanCache, type RasterDeps } from './raster.ts';
-import type { RasterInput, RasterSources } from './raster-context.ts';
+import { rasterZones } from './raster.ts';
 import { tiffHref } from './stac.ts';
+import { ITEMS_IN_FLIGHT, itemSources, noItems, rasterPart, rowOf, shared, type ItemAnswer, type StacSearchDeps } from './stac-items.ts';
+import { dayGroups, dayWork, zoneDays } from './stac-mosaic.ts';
 import { answerZones, type Planned, type Work } from './engine.ts';
-import { Slots } from './slots.ts';
 import { parseZones, zoneError } from './zones.ts';
-import type { StacSearchQuery, StatsResponse, Zone, ZoneOutcome } from './model.ts';
+import type { StacSearchQuery, Zone, ZoneOutcome } from './model.ts';
 
-export interface StacSearchDeps extends RasterDeps {
-  json: JsonClient;
-}
-
-/**
- * Items open at once: while some decode, the next ones read their headers and plan. Their tasks share
- * TASK_SLOTS_PER_WORKER × workers slots, which bound the blocks read ahead of the workers (about 4 tiles
- * of each asset a task).
- */
-const ITEMS_IN_FLIGHT = 4;
-const TASK_SLOTS_PER_WORKER = 4;
-
-type ItemAnswer = { statistics: StatsResponse } | { error: unknown };
+export type { StacSearchDeps } from './stac-items.ts';
 
 /** The zone's date: its own property, else the request's; null when the rule needs none. */
 function dateOf(zone: Zone, time: StacSearchQuery['time']): number | null {
@@ -66,6 +51,14 @@ function checkSearch(q: StacSearchQuery): void {
       errors: [{ path: '/mask', message: 'asset or band' }],
     });
   }
+  if (q.mosaic === 'day' && (q.approx_stats === true || q.weights !== undefined)) {
+    throw new ZonalError(
+      'mosaic_unsupported',
+      q.approx_stats === true
+        ? 'approx_stats reads overviews, which the Items of a mosaic need not share: drop it, or ask without "mosaic".'
+        : 'A weights raster is not mosaicked: ask without "weights", or without "mosaic".',
+    );
+  }
   if (q.time?.rule === 'window' && q.time.days === undefined) {
     throw new ZonalError('validation_failed', 'The "window" rule needs "days": the half-width of the window around each zone\'s date.', {
       errors: [{ path: '/time/days', message: 'required for window' }],
@@ -93,7 +86,13 @@ export async function* stacSearchOutcomes(q: StacSearchQuery, zones: readonly Zo
       ? [0, 0, 0, 0]
       : [Math.min(...boxes.map((b) => b[0])), Math.min(...boxes.map((b) => b[1])), Math.max(...boxes.map((b) => b[2])), Math.max(...boxes.map((b) => b[3]))];
   const items = boxes.length === 0 ? [] : await searchItems(q.stac, all, deps.json, config.maxStacItems, signal);
-  const planned = dated.map((d): Planned<number> => ('error' in d ? d : { units: itemsOf(q, d, items) }));
+  // mosaic "day": a zone's units are its days (the Items of one collection and UTC date), else its Items.
+  const groups = q.mosaic === 'day' ? dayGroups(items) : null;
+  const whole = q.time?.rule === 'asof' || q.time?.rule === 'nearest';
+  const days = dated.map((d) =>
+    'error' in d || groups === null ? null : zoneDays(itemsOf(q, d, items), whole, (j) => itemMeets((items[j] as FoundItem).bbox, d.bbox), groups),
+  );
+  const planned = dated.map((d, z): Planned<number> => ('error' in d ? d : { units: days[z] ? [...(days[z]?.keys() ?? [])] : itemsOf(q, d, items) }));
   const rows = planned.reduce((n, p) => n + ('units' in p ? p.units.length : 0), 0);
   if (rows > config.maxZoneItems) {
     throw new ZonalError(
@@ -103,7 +102,8 @@ export async function* stacSearchOutcomes(q: StacSearchQuery, zones: readonly Zo
     );
   }
   let z = 0;
-  for await (const answer of answerZones(planned, searchWork(q, zones, aois, items, deps))) {
+  const answers = groups ? answerZones(planned, dayWork(q, zones, aois, items, days, deps)) : answerZones(planned, searchWork(q, zones, aois, items, deps));
+  for await (const answer of answers) {
     const zone = zones[z++] as Zone;
     if ('error' in answer) {
       const error = zoneError(answer.error);
@@ -132,11 +132,10 @@ function searchWork(
   items: readonly FoundItem[],
   deps: StacSearchDeps,
 ): Work<number, { item: number; answer: ItemAnswer }, Omit<ZoneOutcome, 'zone'>[]> {
-  const { stac: _stac, asset, time: _time, ...raster } = q;
+  const raster = rasterPart(q);
   const rule = q.time?.rule ?? 'all';
   // Items of one grid (a tile over time) share each zone's plan, and the workers its coverage.
-  const plans: PlanCache = new Map();
-  const slots = new Slots(TASK_SLOTS_PER_WORKER * Math.max(1, deps.config.workers));
+  const common = shared(deps);
   return {
     id: (i) => i,
     compare: (a, b) => a - b,
@@ -146,9 +145,9 @@ function searchWork(
       const found = items[i] as FoundItem;
       const answers: ItemAnswer[] = [];
       try {
-        const { primary, sources } = itemSources(q, asset, found);
+        const { primary, sources } = itemSources(q, found);
         const options = { sources, keys: members.map(String), aois: members.map((m) => aois[m] as Aoi) };
-        const itemDeps = { ...deps, bandDefaults: primary.bandDefaults, plans, slots };
+        const itemDeps = { ...deps, bandDefaults: primary.bandDefaults, ...common };
         const weights =
           q.weights?.asset === undefined ? {} : { weights: { url: tiffHref(found.item, found.base, q.weights.asset), band: q.weights.band ?? 1 } };
         for await (const a of rasterZones(
@@ -165,38 +164,9 @@ function searchWork(
       return members.map((zone, k) => ({ zone, key: i, result: { item: i, answer: answers[k] as ItemAnswer } }));
     },
     answer: (z, results) => {
-      if (results.length === 0) {
-        const where = rule === 'all' ? '' : ` under the "${rule}" rule at its date`;
-        throw new ZonalError('no_items', `No Item of the search covers zone ${(zones[z] as Zone).index}${where}.`);
-      }
-      return results.map(({ item: i, answer }) => {
-        const found = items[i] as FoundItem;
-        const item = { id: found.id, datetime: found.datetime };
-        if ('statistics' in answer) return { item, statistics: answer.statistics };
-        const e = answer.error;
-        const error = e instanceof ZonalError ? { status: e.status, code: e.code, detail: e.detail } : zoneError(e);
-        if (error === null) throw e;
-        return { item, error, cause: e };
-      });
+      if (results.length === 0) throw noItems(zones[z] as Zone, rule);
+      return results.map(({ item: i, answer }) => rowOf({ id: (items[i] as FoundItem).id, datetime: (items[i] as FoundItem).datetime }, answer));
     },
     ...(deps.signal ? { signal: deps.signal } : {}),
   };
-}
-
-/** The rasters an Item's answer reads: the asset (or band math's assets), and a class mask's asset. */
-function itemSources(q: StacSearchQuery, assetKey: string | undefined, found: FoundItem): { primary: RasterInput; sources: RasterSources | undefined } {
-  const input = (key: string): RasterInput => {
-    const [, asset] = pickAsset(found.item, key);
-    if (!isGeoTiffAsset(asset)) throw new ZonalError('unsupported_asset', `The asset "${key}" of Item "${found.id}" is ${String(asset.type)}, not a GeoTIFF.`);
-    return { name: key, url: resolveHref(found.base, asset.href as string), bandDefaults: rasterBandsOf(asset) };
-  };
-  // Band math over assets (no `asset`): the expression's names are the Item's GeoTIFF asset keys.
-  const tiffKeys = Object.entries(found.item.assets)
-    .filter(([, a]) => a && typeof a === 'object' && isGeoTiffAsset(a))
-    .map(([k]) => k);
-  const inputs = assetKey === undefined ? expressionInputs(q.expression as string, tiffKeys).map(input) : undefined;
-  const primary = inputs?.[0] ?? input(assetKey as string);
-  const classes = q.mask?.asset !== undefined ? input(q.mask.asset) : undefined;
-  const sources: RasterSources | undefined = inputs || classes ? { ...(inputs ? { inputs } : {}), ...(classes ? { classes } : {}) } : undefined;
-  return { primary, sources };
 }
