@@ -114,6 +114,9 @@ export async function* streamed(signal: AbortSignal, format: Format, pieces: Asy
       yield joined(batch);
       if (end === 'done') return;
       if (end !== null) throw end.failure;
+      // Pieces that are all ready (a cube's zone of 8,760 rows) would otherwise be written in one run of
+      // microtasks, and other requests (a health check) wait for the last byte: let I/O in between batches.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   } catch (e) {
     if (!signal.aborted && format.failure) yield format.failure(problemOf(e));

@@ -1,7 +1,7 @@
 /**
  * How a streaming answer goes out (http/zones.ts streamed): pieces already answered leave together, up to
  * 64 KiB (a job's stored rows were one socket write each); a piece that waits for I/O never holds back those
- * before it; a failure after the first pieces sends every piece before the format's failure line; a client
+ * before it; pieces all ready still let the event loop turn between batches; a failure after the first pieces sends every piece before the format's failure line; a client
  * that goes away ends the stream while a piece is awaited.
  */
 import { describe, expect, it } from 'vitest';
@@ -22,6 +22,17 @@ describe('streamed', () => {
     // 20,000 pieces of ~12 bytes: a handful of writes, none far past the batch size.
     expect(out.length).toBeLessThan(20);
     expect(Math.max(...out.map((p) => p.length))).toBeLessThan(64 * 1024 + 64);
+  });
+
+  it('pieces all ready: other work (a health check) runs between batches, not after the last one', async () => {
+    let batches = 0;
+    let ranAt = -1;
+    // A macrotask queued before the stream starts: it runs once the stream lets the event loop turn.
+    setImmediate(() => (ranAt = batches));
+    for await (const _piece of streamed(new AbortController().signal, ndjson, ready(200_000))) batches++;
+    expect(batches).toBeGreaterThan(10);
+    expect(ranAt).toBeGreaterThanOrEqual(0);
+    expect(ranAt).toBeLessThan(batches);
   });
 
   it('sends what is ready before a piece that waits, without waiting for it', async () => {
