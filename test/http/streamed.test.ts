@@ -29,7 +29,7 @@ describe('streamed', () => {
     let ranAt = -1;
     // A macrotask queued before the stream starts: it runs once the stream lets the event loop turn.
     setImmediate(() => (ranAt = batches));
-    for await (const _piece of streamed(new AbortController().signal, ndjson, ready(200_000))) batches++;
+    for await (const piece of streamed(new AbortController().signal, ndjson, ready(200_000))) batches += piece.length > 0 ? 1 : 0;
     expect(batches).toBeGreaterThan(10);
     expect(ranAt).toBeGreaterThanOrEqual(0);
     expect(ranAt).toBeLessThan(batches);
