@@ -177,10 +177,12 @@ export async function* cubeOutcomes(q: CubeQuery, zones: readonly Zone[], deps: 
     );
   }
   const groups = groupsOf(cube, steps);
+  // Each step's coordinates, worked out once for every zone (the same object in each zone's row).
+  const known: (Record<string, string | number> | undefined)[] = [];
   const coords = (i: number): Record<string, string | number> =>
-    Object.fromEntries(
+    (known[i] ??= Object.fromEntries(
       iterated.map((k) => [cube.dims[k]?.name as string, coordinateOf(cube.dims[k] as Cube['dims'][number], (steps[i] as Step)[k] as number)]),
-    );
+    ));
   const planned = aois.map((a): Planned<number> => ('error' in a ? a : { units: groups.map((_, g) => g) }));
   let z = 0;
   for await (const answer of answerZones(planned, cubeWork(raster, cubes, names, groups, zones, aois, deps))) {
