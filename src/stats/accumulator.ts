@@ -135,8 +135,12 @@ class Accumulator implements StatsAccumulator {
   private nodata = 0;
   private nodataComp = 0;
 
-  /** The kept values (empty unless a statistic needs them). */
-  private readonly values: Frequencies;
+  /**
+   * The kept values (empty unless a statistic needs them), made on first use: most accumulators keep none,
+   * and a cube's answer restores and merges one per zone and step (876,000 in bench/cube).
+   */
+  private store: Frequencies | null = null;
+  private readonly capacity: number;
 
   private readonly keepAnyway: boolean;
   /** The counted cells, when a statistic lists them. */
@@ -155,8 +159,12 @@ class Accumulator implements StatsAccumulator {
     this.needSpread = needs.spread;
     this.keepAnyway = keep;
     this.keepValues = needs.values || keep;
-    this.values = new Frequencies(this.keepValues ? Math.max(0, Math.floor(capacity)) : 0);
+    this.capacity = this.keepValues ? Math.max(0, Math.floor(capacity)) : 0;
     this.cells = needs.cells ? new CellList() : null;
+  }
+
+  private get values(): Frequencies {
+    return (this.store ??= new Frequencies(this.capacity));
   }
 
   add(value: number, weight: number, cell = -1, cellWeight = weight): void {
@@ -239,9 +247,9 @@ class Accumulator implements StatsAccumulator {
       max: this.max,
       nodata: this.nodata,
       nodataComp: this.nodataComp,
-      unitValues: this.values.unitView(),
-      pairValues: this.values.pairValuesView(),
-      pairWeights: this.values.pairWeightsView(),
+      unitValues: this.store?.unitView() ?? NONE,
+      pairValues: this.store?.pairValuesView() ?? NONE,
+      pairWeights: this.store?.pairWeightsView() ?? NONE,
       keep: this.keepAnyway,
       minCell: this.minCell,
       maxCell: this.maxCell,
@@ -284,12 +292,12 @@ class Accumulator implements StatsAccumulator {
     if (o.min < this.min) this.min = o.min;
     if (o.max > this.max) this.max = o.max;
     if (o.cells && this.cells) this.cells.append(o.cells);
-    this.values.append(o.unitValues, o.pairValues, o.pairWeights);
+    if (o.unitValues.length > 0 || o.pairValues.length > 0) this.values.append(o.unitValues, o.pairValues, o.pairWeights);
   }
 
   /** @internal Takes the value buffers of a snapshot as this (empty) accumulator's own. */
   adopt(unit: Float64Array, pairV: Float64Array, pairW: Float64Array): void {
-    this.values.adopt(unit, pairV, pairW);
+    if (unit.length > 0 || pairV.length > 0 || this.store !== null) this.values.adopt(unit, pairV, pairW);
   }
 
   snapshot(): AccumulatorSnapshot {
@@ -306,7 +314,7 @@ class Accumulator implements StatsAccumulator {
     const weight = this.wSum + this.wComp;
     const empty = this.items === 0;
     const weighted = this.weighted;
-    const values = this.values;
+    const values = (): Frequencies => this.values;
     let runs: Runs | null | undefined;
     const state: StatState = {
       empty,
@@ -317,15 +325,15 @@ class Accumulator implements StatsAccumulator {
       min: this.min,
       max: this.max,
       nodata: this.nodata + this.nodataComp,
-      quantile: (q) => (empty ? null : values.quantile(q, false, weighted)),
-      median: () => (empty ? null : values.quantile(50, true, weighted)),
-      runs: () => (runs ??= empty || !this.keepValues ? null : values.runs(distinct)),
+      quantile: (q) => (empty ? null : values().quantile(q, false, weighted)),
+      median: () => (empty ? null : values().quantile(50, true, weighted)),
+      runs: () => (runs ??= empty || !this.keepValues ? null : values().runs(distinct)),
       cells: () => this.cells?.inOrder() ?? { ids: [], values: [], weights: [] },
       minCell: empty ? -1 : this.minCell,
       maxCell: empty ? -1 : this.maxCell,
       walk: (visit) => {
         if (empty || !this.keepValues) return;
-        values.walkRuns((v, w) => {
+        values().walkRuns((v, w) => {
           visit(v, w);
           return true;
         });
