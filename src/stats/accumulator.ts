@@ -135,10 +135,7 @@ class Accumulator implements StatsAccumulator {
   private nodata = 0;
   private nodataComp = 0;
 
-  /**
-   * The kept values (empty unless a statistic needs them), made on first use: most accumulators keep none,
-   * and a cube's answer restores and merges one per zone and step (876,000 in bench/cube).
-   */
+  /** The kept values, made on first use: most keep none (a cube's answer merges one per zone and step). */
   private store: Frequencies | null = null;
   private readonly capacity: number;
 
@@ -166,7 +163,6 @@ class Accumulator implements StatsAccumulator {
   private get values(): Frequencies {
     return (this.store ??= new Frequencies(this.capacity));
   }
-
   add(value: number, weight: number, cell = -1, cellWeight = weight): void {
     if (!(weight > 0)) return;
     if (this.cells !== null) this.cells.add(cell, value, cellWeight);
