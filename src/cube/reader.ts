@@ -133,7 +133,7 @@ async function readWhole(store: CubeStore, a: ZarrArray, signal?: AbortSignal): 
 }
 
 /** The CRS of the variable: its grid mapping's WKT or CF attributes, else WGS84 for longitude/latitude axes. */
-async function crsOf(catalog: Catalog, store: CubeStore, a: ZarrArray, angular: boolean): Promise<CrsInfo> {
+async function crsOf(catalog: Catalog, a: ZarrArray, angular: boolean): Promise<CrsInfo> {
   const gmName = typeof a.attrs['grid_mapping'] === 'string' ? a.attrs['grid_mapping'].trim().split(/[\s:]/)[0] : undefined;
   if (gmName) {
     const gm = await catalog.array(gmName);
@@ -153,7 +153,6 @@ async function crsOf(catalog: Catalog, store: CubeStore, a: ZarrArray, angular: 
     }
   }
   if (angular) return WGS84;
-  void store;
   throw new ZonalError('missing_crs', `The variable "${a.path}" has projected axes but no grid_mapping: its CRS is unknown.`);
 }
 
@@ -191,7 +190,7 @@ export async function openCube(store: CubeStore, name: string, signal?: AbortSig
     }),
   );
   const angular = isAngular(array.dims[xDim] as string, coords[xDim]?.attrs ?? {});
-  const crs = await crsOf(catalog, store, array, angular);
+  const crs = await crsOf(catalog, array, angular);
   const dims = await Promise.all(
     array.dims.flatMap((dim, index) =>
       index === xDim || index === yDim

@@ -17,8 +17,6 @@ export interface CubeStore {
   get(key: string, signal?: AbortSignal): Promise<Uint8Array | undefined>;
   /** Every key of a reference file; null for a store's folder (which cannot be listed over HTTP). */
   keys(): string[] | null;
-  /** Names every key's bytes by version (URL + validator of its object, and range): the cache key of what was read. */
-  version(key: string): string;
 }
 
 export interface StoreDeps {
@@ -52,7 +50,6 @@ function isNotFound(e: unknown): boolean {
 /** A Zarr store's folder: key `a/.zarray` is the object at `<root>/a/.zarray`. */
 function folderStore(root: string, deps: StoreDeps): CubeStore {
   const base = root.endsWith('/') ? root : `${root}/`;
-  const validators = new Map<string, string>();
   return {
     url: root,
     kind: 'zarr',
@@ -65,12 +62,9 @@ function folderStore(root: string, deps: StoreDeps): CubeStore {
         if (isNotFound(e)) return undefined;
         throw e;
       }
-      const bytes = await readWhole(source, deps.maxBytes, `The Zarr object "${key}"`, signal ?? deps.signal);
-      validators.set(key, `${url}#${source.validator() ?? ''}`);
-      return bytes;
+      return readWhole(source, deps.maxBytes, `The Zarr object "${key}"`, signal ?? deps.signal);
     },
     keys: () => null,
-    version: (key) => validators.get(key) ?? '',
   };
 }
 
@@ -107,7 +101,6 @@ async function referenceStore(url: string, source: ByteSource, deps: StoreDeps):
     if (p === undefined) sources.set(abs, (p = deps.openSource(abs)));
     return p;
   };
-  const validators = new Map<string, string>();
   return {
     url,
     kind: 'references',
@@ -118,7 +111,6 @@ async function referenceStore(url: string, source: ByteSource, deps: StoreDeps):
       const target = ref[0];
       if (typeof target !== 'string') throw new ZonalError('invalid_source', `The reference of "${key}" names no file.`);
       const src = await open(target);
-      validators.set(key, `${src.url.href}#${src.validator() ?? ''}#${ref[1] ?? ''}+${ref[2] ?? ''}`);
       if (ref.length === 1) {
         const whole = await readWhole(src, deps.maxBytes, `The object of "${key}"`, signal ?? deps.signal);
         if (whole === undefined) throw new ZonalError('source_not_found', `The file the reference of "${key}" names was not found.`);
@@ -140,7 +132,6 @@ async function referenceStore(url: string, source: ByteSource, deps: StoreDeps):
       return new Uint8Array(await src.read(offset, length, signal ?? deps.signal));
     },
     keys: () => [...refs.keys()],
-    version: (key) => validators.get(key) ?? '',
   };
 }
 
