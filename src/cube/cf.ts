@@ -39,11 +39,15 @@ export function isAngular(dim: string, attrs: Attrs): boolean {
   return LON_NAMES.has(dim.toLowerCase()) || LAT_NAMES.has(dim.toLowerCase());
 }
 
-/** One spatial axis as a regular sequence of cell edges: the first edge and the step (negative when descending). */
+/**
+ * One spatial axis's cell edges: the first edge and the mean step (negative when descending); `edges` (count
+ * + 1 of them) where its bounds give cells of unequal size (a rectilinear axis, as Gaussian latitudes).
+ */
 export interface AxisEdges {
   first: number;
   step: number;
   count: number;
+  edges?: Float64Array;
 }
 
 /** Relative tolerance of a regular axis: float32 coordinates (0.1° steps written as float32) are regular to ~1e-4 of a step. */
@@ -54,7 +58,7 @@ function tolerance(dtype: string): number {
 function irregular(dim: string, why: string): ZonalError {
   return new ZonalError(
     'unsupported_grid',
-    `The axis "${dim}" is not regular (${why}): cells are read on a regular grid; give the axis a "bounds" variable with equal cells, or regrid the cube.`,
+    `The axis "${dim}" is not regular (${why}): give the axis a "bounds" variable (each cell's two edges, contiguous), or regrid the cube.`,
   );
 }
 
@@ -73,26 +77,52 @@ export function edgesFromCentres(dim: string, values: ArrayLike<number>, dtype: 
   return { first: v0 - step / 2, step, count: n };
 }
 
-/** The edges of an axis from its bounds variable ([n, 2]: each cell's two edges), which must be contiguous and equal. */
+/**
+ * The edges of an axis from its bounds variable ([n, 2]: each cell's two edges): contiguous cells running
+ * one way. Equal cells make a regular axis; unequal ones a rectilinear axis whose edges are the bounds.
+ */
 export function edgesFromBounds(dim: string, bounds: ArrayLike<number>, n: number, dtype: string): AxisEdges {
   if (bounds.length !== 2 * n) throw irregular(dim, 'its bounds variable does not give two edges per cell');
   const b0 = bounds[0] as number;
-  const b1 = bounds[1] as number;
   const last = bounds[2 * n - 1] as number;
   const step = (last - b0) / n;
-  if (!(Math.abs(step) > 0) || Math.sign(b1 - b0) !== Math.sign(step)) throw irregular(dim, 'its bounds do not run one way');
-  const tol = Math.abs(step) * tolerance(dtype);
+  if (!(Math.abs(step) > 0) || !Number.isFinite(step)) throw irregular(dim, 'its bounds do not run one way');
+  const tol = tolerance(dtype);
+  let equal = true;
+  const edges = new Float64Array(n + 1);
   for (let i = 0; i < n; i++) {
     const lo = bounds[2 * i] as number;
     const hi = bounds[2 * i + 1] as number;
-    if (Math.abs(lo - (b0 + i * step)) > tol || Math.abs(hi - (b0 + (i + 1) * step)) > tol) throw irregular(dim, `cell ${i}'s bounds are [${lo}, ${hi}]`);
+    const size = hi - lo;
+    if (!(Math.sign(size) === Math.sign(step)) || !Number.isFinite(size)) throw irregular(dim, `cell ${i}'s bounds [${lo}, ${hi}] do not run the axis's way`);
+    if (i > 0) {
+      const prev = edges[i] as number;
+      const gap = Math.abs(lo - prev);
+      if (gap > Math.abs(size) * tol && gap > Math.abs(prev - (edges[i - 1] as number)) * tol) {
+        throw irregular(dim, `cell ${i}'s bounds [${lo}, ${hi}] leave a gap or an overlap after [${edges[i - 1]}, ${prev}]`);
+      }
+    }
+    edges[i] = lo;
+    edges[i + 1] = hi;
+    if (Math.abs(lo - (b0 + i * step)) > Math.abs(step) * tol || Math.abs(hi - (b0 + (i + 1) * step)) > Math.abs(step) * tol) equal = false;
   }
-  return { first: b0, step, count: n };
+  return equal ? { first: b0, step, count: n } : { first: b0, step, count: n, edges };
 }
 
 /** The grid of the two axes (rows along y, columns along x, as the array's indexes run). */
 export function gridOf(x: AxisEdges, y: AxisEdges): Grid {
-  return { x0: x.first, y0: y.first, dx: x.step, dy: y.step, rx: 0, ry: 0, width: x.count, height: y.count };
+  return {
+    x0: x.first,
+    y0: y.first,
+    dx: x.step,
+    dy: y.step,
+    rx: 0,
+    ry: 0,
+    width: x.count,
+    height: y.count,
+    ...(x.edges ? { xEdges: x.edges } : {}),
+    ...(y.edges ? { yEdges: y.edges } : {}),
+  };
 }
 
 const num = (v: unknown): number | undefined =>

@@ -22,6 +22,14 @@ export interface Grid {
   readonly ry?: number;
   readonly width: number;
   readonly height: number;
+  /**
+   * A rectilinear axis (a cube's axis whose `bounds` give cells of unequal size, as Gaussian latitudes):
+   * its width + 1 (height + 1) edges, monotonic, edge 0 at x0 (y0) and the last at x0 + width·dx. Then
+   * column (row) i spans edges i … i + 1 and maps onto pixel coordinates [i, i + 1] linearly: x0/dx (y0/dy)
+   * are the mean cell, right for the extent only. Never with rotation terms.
+   */
+  readonly xEdges?: Float64Array;
+  readonly yEdges?: Float64Array;
 }
 
 /** A rectangle of whole pixels: columns [col0, col0+width), rows [row0, row0+height). */
@@ -34,6 +42,9 @@ export interface PixelWindow {
 
 /** World → fractional pixel coordinates (column, row) on the grid. */
 export function toPixel(grid: Grid, x: number, y: number): [number, number] {
+  if (grid.xEdges || grid.yEdges) {
+    return [grid.xEdges ? edgeIndex(grid.xEdges, x) : (x - grid.x0) / grid.dx, grid.yEdges ? edgeIndex(grid.yEdges, y) : (y - grid.y0) / grid.dy];
+  }
   const rx = grid.rx ?? 0;
   const ry = grid.ry ?? 0;
   if (rx === 0 && ry === 0) return [(x - grid.x0) / grid.dx, (y - grid.y0) / grid.dy];
@@ -45,7 +56,45 @@ export function toPixel(grid: Grid, x: number, y: number): [number, number] {
 
 /** Fractional pixel coordinates → world. */
 export function toWorld(grid: Grid, col: number, row: number): [number, number] {
+  if (grid.xEdges || grid.yEdges) {
+    return [grid.xEdges ? edgeValue(grid.xEdges, col) : grid.x0 + col * grid.dx, grid.yEdges ? edgeValue(grid.yEdges, row) : grid.y0 + row * grid.dy];
+  }
   return [grid.x0 + col * grid.dx + row * (grid.rx ?? 0), grid.y0 + col * (grid.ry ?? 0) + row * grid.dy];
+}
+
+/** Whether an axis's cells differ in size (rectilinear: the grid's xEdges or yEdges). */
+export function isRectilinear(grid: Grid): boolean {
+  return grid.xEdges !== undefined || grid.yEdges !== undefined;
+}
+
+/**
+ * The fractional index of `v` on monotonic edges: i + (v − e[i]) / (e[i+1] − e[i]) in cell i; beyond the
+ * ends, the end cell's scale continued (no cell is there, but pixel-space geometry stays straight).
+ */
+export function edgeIndex(edges: Float64Array, v: number): number {
+  const n = edges.length - 1;
+  const up = (edges[n] as number) > (edges[0] as number);
+  let lo = 0;
+  let hi = n - 1;
+  // The last cell i whose first edge is at or before v (along the axis's direction).
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    const e = edges[mid] as number;
+    if (up ? e <= v : e >= v) lo = mid;
+    else hi = mid - 1;
+  }
+  const a = edges[lo] as number;
+  const b = edges[lo + 1] as number;
+  return lo + (v - a) / (b - a);
+}
+
+/** The world coordinate of fractional index `i` on monotonic edges (edgeIndex's inverse). */
+export function edgeValue(edges: Float64Array, i: number): number {
+  const n = edges.length - 1;
+  if (Number.isInteger(i) && i >= 0 && i <= n) return edges[i] as number;
+  const k = Math.min(n - 1, Math.max(0, Math.floor(i)));
+  const a = edges[k] as number;
+  return a + (i - k) * ((edges[k + 1] as number) - a);
 }
 
 /** Whether the grid has rotation terms. */

@@ -9,7 +9,7 @@
  *   the window it is read in, and its points, a few projections and a geodesic area each, are worked out
  *   once per thread for every zone and block (bench/batch: they were half of the fold of 1 km zones).
  */
-import { isRotated, pixelSize, toWorld, type Grid, type PixelWindow } from '../geometry/grid.ts';
+import { isRectilinear, isRotated, pixelSize, toWorld, type Grid, type PixelWindow } from '../geometry/grid.ts';
 import { latLonCellAreaM2, ellipsoidalAreaM2 } from '../geometry/geodesic.ts';
 import { makeTransformer } from '../geometry/reproject.ts';
 import type { Position, Ring } from '../geometry/types.ts';
@@ -42,7 +42,8 @@ export function pixelAreaRows(spec: PixelAreaSpec, window: PixelWindow): PixelAr
   const size = pixelSize(grid);
   // A rotated lon/lat grid also takes this path: its pixel size in degrees, as metres at the equator.
   const pixelSizeM = Math.max(size.alongRow, size.alongColumn) * (spec.isGeographic ? 111_320 : 1);
-  const step = Math.max(1, Math.min(LATTICE_PX, Math.floor(LATTICE_M / pixelSizeM)));
+  // A rectilinear grid's cells change size from one to the next: each is its own lattice point.
+  const step = isRectilinear(grid) ? 1 : Math.max(1, Math.min(LATTICE_PX, Math.floor(LATTICE_M / pixelSizeM)));
   const cols = latticeStops(window.col0, window.width, step, grid.width);
   const rows = latticeStops(window.row0, window.height, step, grid.height);
   return interpolatedRows(window, cols, rows, latticeSamples(spec, cols, rows, pixelSizeM), out);
@@ -63,13 +64,31 @@ export function keptRows(rows: PixelAreaRows): PixelAreaRows {
 /** A lon/lat grid's rows: every pixel of a row has the exact area of the cell between its two parallels. */
 function geographicRows(grid: Grid, window: PixelWindow, out: Float64Array): PixelAreaRows {
   const dLon = Math.abs(grid.dx);
+  const xs = grid.xEdges;
   return {
     row(r) {
-      const latA = grid.y0 + (window.row0 + r) * grid.dy;
-      const latB = latA + grid.dy;
-      return out.fill(latLonCellAreaM2(Math.min(latA, latB), Math.max(latA, latB), dLon));
+      const row = window.row0 + r;
+      const latA = toWorld(grid, 0, row)[1];
+      const latB = toWorld(grid, 0, row + 1)[1];
+      const south = Math.min(latA, latB);
+      const north = Math.max(latA, latB);
+      if (xs === undefined) return out.fill(latLonCellAreaM2(south, north, dLon));
+      for (let c = 0; c < window.width; c++) {
+        const col = window.col0 + c;
+        out[c] = latLonCellAreaM2(south, north, Math.abs((xs[col + 1] as number) - (xs[col] as number)));
+      }
+      return out;
     },
   };
+}
+
+const edgesKeys = new WeakMap<Grid, string>();
+/** A rectilinear grid's edges as part of its lattice key (worked out once per grid object). */
+function edgesKey(grid: Grid): string {
+  if (!isRectilinear(grid)) return '';
+  let key = edgesKeys.get(grid);
+  if (key === undefined) edgesKeys.set(grid, (key = `${grid.xEdges?.join(',') ?? ''};${grid.yEdges?.join(',') ?? ''}\n`));
+  return key;
 }
 
 /** The areas of the lattice points cols × rows (row-major), from this thread's cache or worked out. */
@@ -79,7 +98,7 @@ function latticeSamples(spec: PixelAreaSpec, cols: number[], rows: number[], pix
   let toLonLat: ((p: Position) => Position) | null = null;
   // Pixel edges are straight in the projection, not geodesics: subdivide big pixels' edges.
   const steps = pixelSizeM <= 100 ? 1 : pixelSizeM <= 1000 ? 4 : 8;
-  const gridKey = `${spec.proj4}\n${grid.x0},${grid.y0},${grid.dx},${grid.dy},${grid.rx},${grid.ry}\n`;
+  const gridKey = `${spec.proj4}\n${grid.x0},${grid.y0},${grid.dx},${grid.dy},${grid.rx},${grid.ry}\n${edgesKey(grid)}`;
   const samples = new Float64Array(cols.length * rows.length);
   for (let j = 0; j < rows.length; j++) {
     for (let i = 0; i < cols.length; i++) {

@@ -3,13 +3,54 @@
  * approx_stats, and the tiles that the AOI touches (the only tiles fetched).
  */
 import type { Grid, PixelWindow } from '../geometry/grid.ts';
-import { toPixel } from '../geometry/grid.ts';
+import { edgeIndex, isRectilinear, toPixel } from '../geometry/grid.ts';
 import type { MultiPolygonCoords, Position } from '../geometry/types.ts';
 import { centerCoverage } from '../coverage/center.ts';
 
 /** Projected AOI polygons → pixel coordinates of `grid`. */
 export function toPixelGeometry(grid: Grid, polygons: MultiPolygonCoords): MultiPolygonCoords {
+  if (isRectilinear(grid)) return polygons.map((poly) => poly.map((ring) => rectilinearRing(grid, ring)));
   return polygons.map((poly) => poly.map((ring) => ring.map(([x, y]) => toPixel(grid, x, y))));
+}
+
+/**
+ * A ring onto a rectilinear grid's pixels. The map is affine inside each cell only, so each edge gets a
+ * vertex wherever it crosses a cell edge first: each piece then lies in one cell, maps to a straight piece,
+ * and a cell's covered fraction in pixel units is its fraction in world units, exactly as on a regular grid.
+ */
+function rectilinearRing(grid: Grid, ring: readonly Position[]): Position[] {
+  const out: Position[] = [];
+  const px = (x: number): number => (grid.xEdges ? edgeIndex(grid.xEdges, x) : (x - grid.x0) / grid.dx);
+  const py = (y: number): number => (grid.yEdges ? edgeIndex(grid.yEdges, y) : (y - grid.y0) / grid.dy);
+  const cuts: [number, number, number][] = [];
+  for (let i = 0; i < ring.length; i++) {
+    const [ax, ay] = ring[i] as Position;
+    const pa: Position = [px(ax), py(ay)];
+    out.push(pa);
+    const next = ring[i + 1];
+    if (next === undefined) break;
+    const [bx, by] = next;
+    const pb: Position = [px(bx), py(by)];
+    cuts.length = 0;
+    // [t along the edge, which axis, the edge index] of every cell edge strictly between the ends.
+    const cross = (edges: Float64Array | undefined, a: number, b: number, fa: number, fb: number, axis: number): void => {
+      if (edges === undefined || a === b) return;
+      const k0 = Math.max(0, Math.floor(Math.min(fa, fb)) + 1);
+      const k1 = Math.min(edges.length - 1, Math.ceil(Math.max(fa, fb)) - 1);
+      for (let k = k0; k <= k1; k++) {
+        const t = ((edges[k] as number) - a) / (b - a);
+        if (t > 0 && t < 1) cuts.push([t, axis, k]);
+      }
+    };
+    cross(grid.xEdges, ax, bx, pa[0], pb[0], 0);
+    cross(grid.yEdges, ay, by, pa[1], pb[1], 1);
+    cuts.sort((p, q) => p[0] - q[0]);
+    for (const [t, axis, k] of cuts) {
+      // On the crossed edge the pixel coordinate is the edge's index, exactly.
+      out.push(axis === 0 ? [k, py(ay + t * (by - ay))] : [px(ax + t * (bx - ax)), k]);
+    }
+  }
+  return out;
 }
 
 /** Whole-pixel window around pixel-space geometry, clipped to the grid; null when it misses the grid. */

@@ -8,6 +8,7 @@ import { openCatalog, openCube, type Cube } from '../cube/reader.ts';
 import { coordinateOf } from '../cube/select.ts';
 import { isReferenceUrl, openCubeStore } from '../cube/store.ts';
 import type { ByteSource } from '../source/source.ts';
+import { toWorld } from '../geometry/grid.ts';
 import { boundsOf, lonLatRing, ring, type Footprint } from './footprint.ts';
 
 /** Variables described at most (a store may hold many arrays). */
@@ -39,10 +40,10 @@ function extentOf(cube: Cube): CubeInfoAnswer['dimensions'] {
       const n = other.values.length;
       return { name, size: n, first: n > 0 ? coordinateOf(other, 0) : null, last: n > 0 ? coordinateOf(other, n - 1) : null };
     }
-    const step = d === xDim ? grid.dx : grid.dy;
-    const first = (d === xDim ? grid.x0 : grid.y0) + step / 2;
+    // Cell centres: half-way between the edges (a rectilinear axis's bounds too).
     const size = array.shape[d] as number;
-    return { name, size, first, last: first + (size - 1) * step };
+    const axis = d === xDim ? 0 : 1;
+    return { name, size, first: toWorld(grid, 0.5, 0.5)[axis], last: toWorld(grid, size - 0.5, size - 0.5)[axis] };
   });
 }
 

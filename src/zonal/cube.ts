@@ -43,6 +43,18 @@ function checkCube(q: CubeQuery): void {
   }
 }
 
+/** exactextract's area weights take one cell width per grid (fold-weighting.ts rowAreas): not unequal longitudes. */
+function checkRectilinear(cube: Cube, q: CubeQuery): void {
+  if (cube.grid.xEdges === undefined) return;
+  const asked = [q.coverage_weight, ...(q.stats ?? [])].find((s) => typeof s === 'string' && /area_(cartesian|spherical)/.test(s));
+  if (asked !== undefined) {
+    throw new ZonalError(
+      'unsupported_grid',
+      `"${cube.array.dims[cube.xDim]}" has cells of unequal widths (its bounds), and area coverage weights (${asked}) are computed here for equal widths only: ask with coverage_weight "fraction" or "none".`,
+    );
+  }
+}
+
 /** The steps `sel` keeps, in the variable's dimension order (the first outermost), and the dimensions iterated. */
 function stepsOf(cube: Cube, q: CubeQuery): { steps: Step[]; iterated: number[] } {
   const sel = q.sel ?? {};
@@ -109,7 +121,17 @@ type GroupAnswer = PackedRows | { error: unknown };
 function sameLayout(a: Cube, b: Cube): boolean {
   const g = a.grid;
   const h = b.grid;
-  const grid = g.x0 === h.x0 && g.y0 === h.y0 && g.dx === h.dx && g.dy === h.dy && g.width === h.width && g.height === h.height;
+  const sameEdges = (e?: Float64Array, f?: Float64Array): boolean =>
+    e === f || (e !== undefined && f !== undefined && e.length === f.length && e.every((v, i) => v === f[i]));
+  const grid =
+    g.x0 === h.x0 &&
+    g.y0 === h.y0 &&
+    g.dx === h.dx &&
+    g.dy === h.dy &&
+    g.width === h.width &&
+    g.height === h.height &&
+    sameEdges(g.xEdges, h.xEdges) &&
+    sameEdges(g.yEdges, h.yEdges);
   const dims = a.array.dims.join() === b.array.dims.join() && a.array.shape.join() === b.array.shape.join() && a.array.chunks.join() === b.array.chunks.join();
   const steps = a.dims.every((d, k) => {
     const e = b.dims[k];
@@ -167,6 +189,7 @@ export async function* cubeOutcomes(q: CubeQuery, zones: readonly Zone[], deps: 
   const { cubes, names } = await openVariables(store, q, signal);
   const cube = cubes[0] as Cube;
   const key = q.expression === undefined ? (variable as string) : 'expression';
+  checkRectilinear(cube, q);
   const { steps, iterated } = stepsOf(cube, q);
   const rows = zones.length * steps.length;
   if (rows > config.maxCubeRows) {

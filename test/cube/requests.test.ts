@@ -118,6 +118,56 @@ describe("cube: refusals in the user's words", () => {
     expect(res.json().detail).toContain('"lat" is not regular');
   });
 
+  it('bounds that leave a gap between cells are refused; unequal contiguous bounds are a rectilinear axis', async () => {
+    const enc = (a: number[]): Uint8Array => new Uint8Array(new Float64Array(a).buffer);
+    const array = (shape: number[]): string =>
+      JSON.stringify({ zarr_format: 2, shape, chunks: shape, dtype: '<f8', compressor: null, fill_value: null, filters: null, order: 'C' });
+    const store = (name: string, latBounds: number[]): string => {
+      files.setFile(`/${name}/v/.zarray`, array([3, 2]));
+      files.setFile(`/${name}/v/.zattrs`, JSON.stringify({ _ARRAY_DIMENSIONS: ['lat', 'lon'] }));
+      // Rows 1, 2, 3 (north-up: the first row is the southern one here, latitude ascending); columns 10, 20.
+      files.setFile(`/${name}/v/0.0`, enc([1, 1, 2, 2, 3, 3].map((v, i) => v * 10 + (i % 2) * 10)));
+      files.setFile(`/${name}/lat/.zarray`, array([3]));
+      files.setFile(`/${name}/lat/.zattrs`, JSON.stringify({ _ARRAY_DIMENSIONS: ['lat'], units: 'degrees_north', bounds: 'lat_bnds' }));
+      files.setFile(`/${name}/lat/0`, enc([0.5, 2, 4.5]));
+      files.setFile(`/${name}/lat_bnds/.zarray`, array([3, 2]));
+      files.setFile(`/${name}/lat_bnds/.zattrs`, JSON.stringify({ _ARRAY_DIMENSIONS: ['lat', 'bnds'] }));
+      files.setFile(`/${name}/lat_bnds/0.0`, enc(latBounds));
+      files.setFile(`/${name}/lon/.zarray`, array([2]));
+      files.setFile(`/${name}/lon/.zattrs`, JSON.stringify({ _ARRAY_DIMENSIONS: ['lon'], units: 'degrees_east' }));
+      files.setFile(`/${name}/lon/0`, enc([0.5, 1.5]));
+      return files.url(`/${name}`);
+    };
+    const gap = await post({ url: store('gap.zarr', [0, 1, 1.5, 3, 3, 7]), variable: 'v', aoi: box(0, 0, 2, 7) });
+    expect(gap.statusCode).toBe(422);
+    expect(gap.json()).toMatchObject({ code: 'unsupported_grid' });
+    expect(gap.json().detail).toContain('gap or an overlap');
+    // Rows of heights 1, 2 and 4 (values 10/20, 20/30, 30/40 by column); the zone covers the west column
+    // from latitude 0.5 to 5: half of row 0 (0.5 of a cell), all of row 1, half of row 2 (2 of 4 degrees).
+    const url = store('rect.zarr', [0, 1, 1, 3, 3, 7]);
+    const res = await post({ url, variable: 'v', aoi: box(0, 0.5, 1, 5), stats: ['count', 'sum', 'mean'], pixels: 'fractional' });
+    expect(res.statusCode, res.body).toBe(200);
+    const stats = res.json().features[0].properties.statistics.v;
+    expect(stats.count).toBeCloseTo(0.5 + 1 + 0.5, 12);
+    expect(stats.sum).toBeCloseTo(0.5 * 10 + 20 + 0.5 * 30, 12);
+    // The centre rule takes a cell's centre half-way between its bounds: row 2's is at latitude 5 (its
+    // coordinate, 4.5, is not): a zone up to 4.9 leaves it out, one up to 5.1 takes it.
+    const out = await post({ url, variable: 'v', aoi: box(0, 0.4, 1, 4.9), stats: ['count', 'sum'], pixels: 'center' });
+    expect(out.json().features[0].properties.statistics.v).toMatchObject({ count: 2, sum: 30 });
+    const inside = await post({ url, variable: 'v', aoi: box(0, 0.4, 1, 5.1), stats: ['count', 'sum'], pixels: 'center' });
+    expect(inside.json().features[0].properties.statistics.v).toMatchObject({ count: 3, sum: 60 });
+  });
+
+  it('area coverage weights on cells of unequal widths are refused', async () => {
+    const res = await post({ url: files.url('/stretched.zarr'), variable: 'pr', coverage_weight: 'area_spherical_m2' });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({ code: 'unsupported_grid' });
+    expect(res.json().detail).toContain('"lon" has cells of unequal widths');
+    const perStat = await post({ url: files.url('/stretched.zarr'), variable: 'pr', stats: ['mean(coverage_weight=area_cartesian)'] });
+    expect(perStat.statusCode).toBe(422);
+    expect(perStat.json().detail).toContain('(mean(coverage_weight=area_cartesian))');
+  });
+
   it('fields that do not apply to a cube are refused', async () => {
     const res = await post({ url: files.url('/era5.zarr'), variable: 't2m', bands: [1] });
     expect(res.statusCode).toBe(422);
@@ -210,6 +260,19 @@ describe('cube: sources/info learns Zarr stores and reference files', () => {
     expect(info.dimensions[0]).toEqual({ name: 'time', size: 7, first: '2001-02-27T00:00:00', last: '2001-03-02T00:00:00' });
     expect(info.bounds[0]).toBeCloseTo(0, 9);
     expect(info.bounds[2]).toBeCloseTo(60, 9);
+  });
+
+  it("a rectilinear axis's cells are centred half-way between their bounds", async () => {
+    // gaussian.zarr: the first Gaussian latitude is 85.7606, its cell's bounds 90 and 83.2077 (the oracle's
+    // middle: 86.60384479217007); the map reaches the poles.
+    const res = await app.inject({ method: 'POST', url: '/api/v1/sources/info', payload: { url: files.url('/gaussian.zarr') } });
+    expect(res.statusCode).toBe(200);
+    const lat = res.json().dimensions.find((d: { name: string }) => d.name === 'lat');
+    expect(lat.size).toBe(32);
+    expect(lat.first).toBeCloseTo(86.60384479217007, 10);
+    expect(lat.last).toBeCloseTo(-86.60384479217012, 10);
+    expect(res.json().bounds[1]).toBeCloseTo(-90, 9);
+    expect(res.json().bounds[3]).toBeCloseTo(90, 9);
   });
 
   it('a Zarr store without consolidated metadata says it cannot list its arrays', async () => {

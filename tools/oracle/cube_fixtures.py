@@ -44,6 +44,11 @@ What it writes under fixtures/cube/ (see fixtures/cube/README.md):
                        of 25 km cells of a CF polar_stereographic grid_mapping (= EPSG:3413), y descending,
                        6 daily steps; scalar `crs` variable with the CF attributes and crs_wkt.
   levels.zarr          Zarr v2, consolidated: `t` float32 (time 3, level 4, lat, lon), level in hPa.
+  gaussian.zarr        Zarr v2, consolidated: `pr` float32 on a T21-like Gaussian grid (32 latitudes at the
+                       Gauss-Legendre nodes, lat_bnds from the Gaussian weights: unequal heights, centres not
+                       half-way between the bounds; 64 longitudes 0..360 with lon_bnds), 4 daily steps.
+  stretched.zarr       Zarr v2, consolidated: `pr` float32 on a regional grid whose cells grow eastwards and
+                       northwards (unequal lon_bnds and lat_bnds), 3 daily steps.
   cases.json           the cases: request + AOI (FeatureCollection of WGS84 zones, each with an id).
 
 The kerchunk references are made here with h5py (chunk byte offsets from dset.id.get_chunk_info), laid
@@ -735,6 +740,84 @@ def write_levels():
     return path
 
 
+# ------------------------------------------------------------------------------------------------ rectilinear
+
+def gaussian_grid():
+    """A T21-like Gaussian grid: 32 latitudes north to south at the Gauss-Legendre nodes, each cell's
+    bounds where the cumulative Gaussian weights put them (unequal heights, centres not half-way between
+    the bounds); 64 longitudes 0 .. 354.375 with equal bounds."""
+    nodes, weights = np.polynomial.legendre.leggauss(32)
+    lat = np.degrees(np.arcsin(nodes))[::-1]                     # north to south
+    sin_edges = 1.0 - np.concatenate([[0.0], np.cumsum(weights[::-1])])
+    lat_edges = np.degrees(np.arcsin(np.clip(sin_edges, -1.0, 1.0)))
+    lat_edges[0], lat_edges[-1] = 90.0, -90.0
+    lon = np.arange(64) * 5.625
+    lon_edges = np.arange(65) * 5.625 - 2.8125
+    return lat, lat_edges, lon, lon_edges
+
+
+def stretched_grid():
+    """Cells of unequal widths and heights (a stretched regional grid): longitudes -20 .. 40 with widths
+    growing eastwards, latitudes 30 .. 60 ascending with heights growing northwards; centres half-way."""
+    wx = 1.0 + 0.08 * np.arange(24)
+    lon_edges = -20.0 + np.concatenate([[0.0], np.cumsum(wx)]) * (60.0 / wx.sum())
+    wy = 1.0 + 0.1 * np.arange(18)
+    lat_edges = 30.0 + np.concatenate([[0.0], np.cumsum(wy)]) * (30.0 / wy.sum())
+    return lat_edges, lon_edges
+
+
+def write_rectilinear(path, lat, lat_edges, lon, lon_edges, values, chunks, title, lon_attrs):
+    rmtree(path)
+    nt = values.shape[0]
+    ds = xr.Dataset(
+        {"pr": (("time", "lat", "lon"), values, {"standard_name": "precipitation_flux", "units": "kg m-2 s-1"})},
+        coords={
+            "time": ("time", np.arange(nt, dtype=np.float64), {"standard_name": "time", "units": "days since 2000-01-01",
+                                                            "calendar": "proleptic_gregorian", "axis": "T"}),
+            "lat": ("lat", lat, {"standard_name": "latitude", "units": "degrees_north", "axis": "Y", "bounds": "lat_bnds"}),
+            "lon": ("lon", lon, dict(lon_attrs, bounds="lon_bnds")),
+            "lat_bnds": (("lat", "bnds"), np.stack([lat_edges[:-1], lat_edges[1:]], axis=1)),
+            "lon_bnds": (("lon", "bnds"), np.stack([lon_edges[:-1], lon_edges[1:]], axis=1)),
+        },
+        attrs={"Conventions": "CF-1.8", "title": title, "source": "tools/oracle/cube_fixtures.py"},
+    )
+    enc = {"pr": {"dtype": "float32", "_FillValue": np.float32(np.nan), "chunks": chunks, "compressor": Zlib(level=5)},
+           "time": {"dtype": "float64"}}
+    ds.to_zarr(path, mode="w", encoding=enc, consolidated=True)
+    return path
+
+
+def rect_values(lat, lon, nt, seed):
+    rng = np.random.default_rng(seed)
+    la, lo = np.meshgrid(np.radians(lat), np.radians(lon), indexing="ij")
+    v = np.empty((nt, len(lat), len(lon)))
+    for t in range(nt):
+        v[t] = 3 + 2 * np.cos(la) ** 2 + np.sin(2 * lo + 0.7 * t) * np.cos(la) + rng.normal(0, 0.3, la.shape)
+    v = np.round(v * 256) / 256
+    return v.astype(np.float32)
+
+
+def write_gaussian():
+    lat, lat_edges, lon, lon_edges = gaussian_grid()
+    v = rect_values(lat, lon, 4, 2121)
+    v[1, 5, 10] = np.nan      # lat ~62.0 N, lon 56.25, second step
+    v[2, 15:17, 0:2] = np.nan  # near the equator, lon 0 .. 5.6, third step
+    return write_rectilinear(os.path.join(OUT, "gaussian.zarr"), lat, lat_edges, lon, lon_edges, v, (2, 16, 32),
+                             "a Gaussian (T21-like) grid: unequal latitude bounds (synthetic)",
+                             {"standard_name": "longitude", "units": "degrees_east", "axis": "X"})
+
+
+def write_stretched():
+    lat_edges, lon_edges = stretched_grid()
+    lat = (lat_edges[:-1] + lat_edges[1:]) / 2
+    lon = (lon_edges[:-1] + lon_edges[1:]) / 2
+    v = rect_values(lat, lon, 3, 3131)
+    v[0, 9, 12] = np.nan
+    return write_rectilinear(os.path.join(OUT, "stretched.zarr"), lat, lat_edges, lon, lon_edges, v, (3, 9, 12),
+                             "a stretched regional grid: unequal latitude and longitude bounds (synthetic)",
+                             {"standard_name": "longitude", "units": "degrees_east", "axis": "X"})
+
+
 # ------------------------------------------------------------------------------------------------ cases
 
 def feature(fid, geometry, name):
@@ -814,6 +897,23 @@ LEVEL_ZONES = fc(
     feature("north_east", poly([(15.25, 54.94), (24.41, 56.24), (22.76, 63.43), (14.05, 61.9)]), "partly outside (east and north)"),
 )
 
+GAUSSIAN_ZONES = fc(
+    feature("straddle_0", poly([(-13.37, 18.21), (12.91, 21.64), (9.48, 46.13), (-11.02, 43.87)]),
+            "across lon 0 of the 0..360 grid, over cells of several heights"),
+    feature("polar", poly([(20.11, 71.37), (118.73, 69.52), (101.4, 88.61), (31.6, 86.95)]),
+            "up to the last cell before the pole, where the Gaussian cells are least alike"),
+    feature("tropics_holed", poly([(40.17, -12.64), (71.83, -9.02), (68.35, 13.77), (43.09, 11.41)],
+                                  [(50.21, -3.3), (61.72, -2.18), (59.86, 4.93), (52.02, 3.6)]),
+            "a polygon with a hole across the equator"),
+)
+
+STRETCHED_ZONES = fc(
+    feature("west", poly([(-18.63, 31.28), (-4.11, 33.5), (-6.72, 44.91), (-17.05, 42.3)]), "the narrow cells"),
+    feature("east_out", poly([(27.33, 47.86), (44.9, 49.15), (43.17, 63.72), (25.81, 58.64)]),
+            "the wide cells, out over the east and north edges"),
+    feature("across", poly([(-9.61, 38.07), (31.54, 36.92), (14.2, 55.81)]), "a triangle over most of the grid"),
+)
+
 ALL = ["count", "sum", "mean", "min", "max"]
 CODEC_VARS = ["v_zlib", "v_gzip", "v_zstd", "v_lz4", "v_bz2", "v_blosc_lz4_shuffle", "v_blosc_zstd_bitshuffle",
               "v_blosc_zlib_noshuffle", "v_none", "v_delta", "v_delta_i4", "v_fixedscaleoffset", "v_bigendian",
@@ -873,6 +973,17 @@ def cases():
         case("levels_t_all", "levels.zarr", "t", LEVEL_ZONES, "time and level iterated: time outermost, then level"),
         case("era5_expression", "era5.zarr", "t2m", ERA5_ZONES, "an expression over two variables of one grid and chunking, per step",
              sel={"time": {"start": "2020-01-01T20:00:00Z", "end": "2020-01-02T03:00:00Z"}}, expression="(t2m_f - t2m) * 1000 + t2m / 2"),
+        case("gaussian_fractional", "gaussian.zarr", "pr", GAUSSIAN_ZONES,
+             "a rectilinear latitude axis (its bounds): coverage on cells of unequal heights"),
+        case("gaussian_center", "gaussian.zarr", "pr", GAUSSIAN_ZONES,
+             "centre rule: a cell's centre is the middle of its bounds, not its (Gaussian) coordinate", pixels="center"),
+        case("gaussian_spherical_mean", "gaussian.zarr", "pr", GAUSSIAN_ZONES,
+             "weights = coverage x the cell's area on the sphere, from its bounds", stats=["mean", "sum"],
+             coverage_weight="area_spherical_m2"),
+        case("stretched_fractional", "stretched.zarr", "pr", STRETCHED_ZONES,
+             "unequal widths and heights: both axes rectilinear"),
+        case("stretched_center", "stretched.zarr", "pr", STRETCHED_ZONES, "centre rule on both rectilinear axes",
+             pixels="center"),
         case("codecs_expression", "codecs.zarr", None, CODECS_ZONES, "an expression without `variable`: the first it names gives the grid; "
              "v_missing_chunks' absent chunks are nodata in the result", expression="v_zlib * 2 - v_missing_chunks"),
     ]
@@ -903,6 +1014,8 @@ def main():
     write_cmip6()
     write_polar()
     write_levels()
+    write_gaussian()
+    write_stretched()
     write_cases(os.path.join(OUT, "cases.json"), cases())
     total = 0
     for dirpath, _, files in os.walk(OUT):

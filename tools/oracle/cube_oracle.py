@@ -34,8 +34,9 @@ Semantics (what the service implements; see fixtures/cube/README.md):
     Σ c·v, mean = sum / count, min / max over valid cells with c > 0.
   - center: c = 1 for the cells whose centre is inside the zone (no centre is allowed within 1e-9 cell of
     a zone's edge: the case would be ambiguous), else 0.
-  - coverage_weight "area_spherical_m2": w = c · R²·(π/180)·|sin φ1 − sin φ2|·|Δλ| (R = 6378137), and
-    mean = Σ w·v / Σ w.
+  - coverage_weight "area_spherical_m2": w = c · R²·(π/180)·|sin φ1 − sin φ2|·|Δλ| (R = 6378137) from the
+    cell's edges, and count = Σ w, sum = Σ w·v, mean = Σ w·v / Σ w (exactextract's coverage weights).
+  - a cell's centre (the centre rule): its coordinates, or the middle of its bounds where the axis has bounds.
   - valid: not NaN, raw != _FillValue and != missing_value (compared in the variable's dtype), and within
     valid_min / valid_max / valid_range (packed units); then v = raw·scale_factor + add_offset (float64).
   - a zone/step with no valid cell: count 0, sum / mean / min / max null.
@@ -415,13 +416,22 @@ class Grid:
         self.lonlat = rx == "lon"
         self.x0, self.x1 = edges(cube, self.xdim)
         self.y0, self.y1 = edges(cube, self.ydim)
-        self.xc = cube.coords[self.xdim].astype(np.float64)
-        self.yc = cube.coords[self.ydim].astype(np.float64)
+        # A cell's centre: its coordinate, or the middle of its bounds where it has bounds (CF §7.1; the
+        # centre rule uses it: a Gaussian latitude is not half-way between its cell's bounds).
+        self.xc = self.centres(cube, self.xdim, self.x0, self.x1)
+        self.yc = self.centres(cube, self.ydim, self.y0, self.y1)
         self.crs = None
         if not self.lonlat:
             gm = cube.attrs["grid_mapping"]
             self.crs = pyproj.CRS.from_cf(cube.extra[gm][1])
         self.shifts = (-360.0, 0.0, 360.0) if self.lonlat else (0.0,)
+
+    @staticmethod
+    def centres(cube, d, lo, hi):
+        b = cube.coord_attrs.get(d, {}).get("bounds")
+        if b and b in cube.extra:
+            return (lo + hi) / 2
+        return cube.coords[d].astype(np.float64)
 
 
 def densify_lonlat(geom, step=DENSIFY_DEG):
@@ -629,8 +639,12 @@ def stats_of(vals, valid, c, weight_area, wanted):
     count = math.fsum(cv.tolist())
     total = math.fsum((cv * vv).tolist())
     if weight_area is not None:
+        # exactextract's coverage_weight: every cell's weight is its coverage times its area, in count and
+        # sum as in mean (its test_coverage_area)
         w = cv * weight_area[take]
-        mean = math.fsum((w * vv).tolist()) / math.fsum(w.tolist())
+        count = math.fsum(w.tolist())
+        total = math.fsum((w * vv).tolist())
+        mean = total / count
     else:
         mean = total / count
     every = {"count": count, "sum": total, "mean": mean, "min": float(vv.min()), "max": float(vv.max())}
