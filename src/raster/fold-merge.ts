@@ -1,12 +1,13 @@
 /** The merge of a zone's per-block partials (from raster/fold.ts) into its accumulators, on the main thread. */
-import { createAccumulator, restoreAccumulator, type StatsAccumulator } from '../stats/accumulator.ts';
+import { createAccumulator, mergeSnapshot, type StatsAccumulator } from '../stats/accumulator.ts';
 import type { StatName } from '../stats/names.ts';
-import type { BandPartial } from './fold-types.ts';
+import type { BandPartial, PackedBands } from './fold-types.ts';
+import { mergePackedBand } from './fold-packed.ts';
 
 /** Merges a zone's partials (in the order given: block order, for the same bits every time). */
 export function mergePartials(
   options: { names: StatName[]; weighted: boolean; bandCount: number; keepValues: boolean; channels?: { names: StatName[]; weighted: boolean }[] },
-  partials: readonly BandPartial[][],
+  partials: readonly (BandPartial[] | PackedBands)[],
 ): {
   accs: StatsAccumulator[];
   more: StatsAccumulator[][];
@@ -27,11 +28,15 @@ export function mergePartials(
   const masked = accs.map(() => 0);
   let zoneAreaM2 = 0;
   for (const bands of partials) {
+    if ('packed' in bands) {
+      accs.forEach((acc, b) => (dataAreaM2[b] = (dataAreaM2[b] as number) + mergePackedBand(acc, bands, b)));
+      continue;
+    }
     zoneAreaM2 += bands[0]?.zoneAreaM2 ?? 0;
     bands.forEach((band, b) => {
       masked[b] = (masked[b] as number) + (band.masked ?? 0);
-      (accs[b] as StatsAccumulator).merge(restoreAccumulator(band.acc));
-      band.more?.forEach((m, k) => (more[b]?.[k] as StatsAccumulator).merge(restoreAccumulator(m)));
+      mergeSnapshot(accs[b] as StatsAccumulator, band.acc);
+      band.more?.forEach((m, k) => mergeSnapshot(more[b]?.[k] as StatsAccumulator, m));
       band.missing?.forEach((n, k) => ((missing[b] as number[])[k] = ((missing[b] as number[])[k] as number) + n));
       dataAreaM2[b] = (dataAreaM2[b] as number) + band.dataAreaM2;
       const into = classAreas[b] as Map<number, number>;

@@ -101,7 +101,13 @@ export interface FoldPartial {
   zone: number;
   /** Position of the block in FoldTask.blocks. */
   block: number;
-  bands: BandPartial[];
+  bands: BandPartial[] | PackedBands;
+}
+
+/** A zone's plain band partials on a block, FIELDS numbers a band (fold-packed.ts). */
+export interface PackedBands {
+  packed: Pick<AccumulatorSnapshot, 'names' | 'weighted' | 'countItems' | 'keep'>;
+  values: Float64Array;
 }
 
 /** A class raster read by nearest neighbour: the class of a pixel is that of the class pixel holding its centre. */

@@ -8,7 +8,7 @@
 import { decodeBlock, recycle, sample64At, sampleAt, spanOf, type DecodedPlane, type DecodedBlock, type EncodedBlock } from './decode.ts';
 import { classLookup, lookupBlocks, type Lookup, type RowLookup } from './fold-lookup.ts';
 import { intersectWindows, type PixelWindow } from '../geometry/grid.ts';
-import { pixelAreaRows, type PixelAreaRows } from './pixel-area.ts';
+import { keptRows, pixelAreaRows, type PixelAreaRows } from './pixel-area.ts';
 import type { Coverage } from '../coverage/coverage.ts';
 import { compileExpression } from '../stats/expression.ts';
 import { sharedCoverage } from './fold-coverage.ts';
@@ -93,7 +93,9 @@ function foldZone(
   shared: PixelAreaRows | null,
 ): BandPartial[] {
   const cw = cov.window;
-  const areas = zone.selection.kind === 'point' ? null : (shared ?? pixelAreaRows(task.area, cw));
+  // Each band walks the cells again: their rows' areas worked out once (a cube's block holds 24 steps).
+  const own = shared === null && zone.selection.kind !== 'point' ? pixelAreaRows(task.area, cw) : null;
+  const areas = zone.selection.kind === 'point' ? null : (shared ?? (task.bands.length > 1 ? keptRows(own as PixelAreaRows) : own));
   const { valid, maskStride } = block;
   const { col0, row0 } = block.window;
   const fill = task.format.fill;

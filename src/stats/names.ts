@@ -5,7 +5,7 @@
  */
 import { ZonalError } from '../errors.ts';
 import { ALWAYS_PRESENT_NAMES, MAX_DISTINCT_VALUES, PERCENTILE, type SourceKind, type StatName } from './catalogue.ts';
-import { holesOf, listedName, needsOfStat, resolveStat, statisticsFor, whyNotStat } from './spelling.ts';
+import { holesOf, listedName, needsOfStat, resolveStat, statisticsFor, whyNotStat, type ResolvedStat } from './spelling.ts';
 
 export { MAX_DISTINCT_VALUES, type SourceKind, type StatName };
 
@@ -120,7 +120,19 @@ export interface StatNeeds {
 }
 
 /** The accumulator features `names` need. `count` and `nodata` are always tracked (they cost one add). */
+const knownNeeds = new Map<string, StatNeeds>();
+/** What `names` need (worked out once per set of names: every accumulator asks). */
 export function needsOf(names: readonly StatName[]): StatNeeds {
+  const key = names.join('\n');
+  let needs = knownNeeds.get(key);
+  if (needs === undefined) {
+    if (knownNeeds.size >= 256) knownNeeds.clear();
+    knownNeeds.set(key, (needs = needsOfNames(names)));
+  }
+  return needs;
+}
+
+function needsOfNames(names: readonly StatName[]): StatNeeds {
   let moments = false;
   let spread = false;
   let minMax = false;
@@ -141,4 +153,23 @@ export function needsOf(names: readonly StatName[]): StatNeeds {
     for (const q of needs.quantiles ?? []) qs.add(q);
   }
   return { moments, spread, minMax, values, distinct, percentiles: [...qs], cells };
+}
+
+/** How `result` answers `names`: each one's declaration, and the ones that list distinct values (named by the cap's error). */
+export interface ResultPlan {
+  readonly stats: readonly { readonly name: string; readonly stat: ResolvedStat | null }[];
+  readonly distinct: readonly string[];
+}
+
+const plans = new Map<string, ResultPlan>();
+export function planOf(names: readonly StatName[]): ResultPlan {
+  const key = names.join('\n');
+  const known = plans.get(key);
+  if (known) return known;
+  if (plans.size >= 256) plans.clear();
+  const stats = names.map((name) => ({ name, stat: resolveStat(name) }));
+  const distinct = stats.flatMap(({ stat }) => (stat !== null && needsOfStat(stat).distinct === true ? [stat.key] : []));
+  const plan = { stats, distinct };
+  plans.set(key, plan);
+  return plan;
 }

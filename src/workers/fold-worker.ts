@@ -1,5 +1,6 @@
 /** Piscina worker entry: decoding, pixel loops, vector clipping and polygon unions run here, off the event loop. */
 import { foldTiles, type FoldTask, type FoldResult } from '../raster/fold.ts';
+import { packBands } from '../raster/fold-packed.ts';
 import { geometryEngine } from '../geometry/geos.ts';
 import {
   tallyChunk,
@@ -94,6 +95,9 @@ export async function warm(): Promise<InflateInfo> {
   return inflateBackend();
 }
 
-export default function fold(task: FoldTask): Promise<FoldResult> {
-  return foldTiles(task);
+export default async function fold(task: FoldTask): Promise<FoldResult> {
+  const result = await foldTiles(task);
+  // Plain partials go back packed: one array a zone and block instead of an object a band (fold-packed.ts).
+  for (const p of result.partials) if (!('packed' in p.bands)) p.bands = packBands(p.bands);
+  return result;
 }

@@ -83,8 +83,14 @@ function answerZone(ctx: RasterContext, z: Exclude<PlannedZone, { error: unknown
   const grid = (ctx.reader.info.levels[0] as RasterLevel).grid;
   const context = { cellCenter: (id: number) => toWorld(grid, (id % grid.width) + 0.5, Math.floor(id / grid.width) + 0.5) };
   const statistics: StatsResponse = {};
+  const plain = !ctx.masked && !ctx.histogram && !ctx.categorical && ctx.channels.length === 1;
   ctx.outputs.forEach(({ key, classes }, k) => {
     const acc = accs[k] as (typeof accs)[number];
+    if (plain) {
+      // The plain answer (a cube's 48 steps a zone and group): no channel or extra to join to it.
+      statistics[key] = bandStats(acc, aoiAreaM2, z.isArea ? (dataAreaM2[k] ?? 0) : 0, { context });
+      return;
+    }
     const extra: Record<string, unknown> = {};
     if (ctx.masked) extra['masked'] = masked[k] ?? 0;
     if (ctx.histogram) extra['histogram'] = histogramOf(ctx.histogram, acc);

@@ -25,6 +25,10 @@ export function bandStats(
   options: { context?: ResultContext; replace?: Record<string, number | null> } = {},
 ): BandStats {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(acc.result(options.context))) out[k] = clean(options.replace && k in options.replace ? options.replace[k] : v);
-  return { ...out, aoi_area: finite(aoiAreaM2), data_area: finite(dataAreaM2) };
+  const result = acc.result(options.context);
+  const { replace } = options;
+  for (const k in result) out[k] = clean(replace && k in replace ? replace[k] : result[k]);
+  out['aoi_area'] = finite(aoiAreaM2);
+  out['data_area'] = finite(dataAreaM2);
+  return out as BandStats;
 }
