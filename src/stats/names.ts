@@ -120,17 +120,29 @@ export interface StatNeeds {
 }
 
 /** The accumulator features `names` need. `count` and `nodata` are always tracked (they cost one add). */
-const knownNeeds = new Map<string, StatNeeds>();
-/** What `names` need (worked out once per set of names: every accumulator asks). */
-export function needsOf(names: readonly StatName[]): StatNeeds {
-  const key = names.join('\n');
-  let needs = knownNeeds.get(key);
-  if (needs === undefined) {
-    if (knownNeeds.size >= 256) knownNeeds.clear();
-    knownNeeds.set(key, (needs = needsOfNames(names)));
-  }
-  return needs;
+/**
+ * `f(names)` worked out once per list of names (every accumulator asks, a cube's a million of them): by
+ * the array itself (a task's accumulators share one), else by its names.
+ */
+function memo<T>(f: (names: readonly StatName[]) => T): (names: readonly StatName[]) => T {
+  const byArray = new WeakMap<readonly StatName[], T>();
+  const byKey = new Map<string, T>();
+  return (names) => {
+    let v = byArray.get(names);
+    if (v !== undefined) return v;
+    const key = names.join('\n');
+    v = byKey.get(key);
+    if (v === undefined) {
+      if (byKey.size >= 256) byKey.clear();
+      byKey.set(key, (v = f(names)));
+    }
+    byArray.set(names, v);
+    return v;
+  };
 }
+
+/** What `names` need. */
+export const needsOf = memo(needsOfNames);
 
 function needsOfNames(names: readonly StatName[]): StatNeeds {
   let moments = false;
@@ -161,15 +173,9 @@ export interface ResultPlan {
   readonly distinct: readonly string[];
 }
 
-const plans = new Map<string, ResultPlan>();
-export function planOf(names: readonly StatName[]): ResultPlan {
-  const key = names.join('\n');
-  const known = plans.get(key);
-  if (known) return known;
-  if (plans.size >= 256) plans.clear();
+/** How `result` answers `names` (worked out once per list of names). */
+export const planOf = memo((names): ResultPlan => {
   const stats = names.map((name) => ({ name, stat: resolveStat(name) }));
   const distinct = stats.flatMap(({ stat }) => (stat !== null && needsOfStat(stat).distinct === true ? [stat.key] : []));
-  const plan = { stats, distinct };
-  plans.set(key, plan);
-  return plan;
-}
+  return { stats, distinct };
+});
