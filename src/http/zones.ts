@@ -21,11 +21,22 @@ function problemOf(e: unknown): ZoneError {
     : { status: 500, code: 'internal_error', detail: 'The request failed while its zones were being answered.' };
 }
 
-/** The outcomes again, the first one (already taken) in front. */
-async function* withFirst(first: IteratorResult<ZoneOutcome>, rest: AsyncIterator<ZoneOutcome>): AsyncGenerator<ZoneOutcome> {
-  if (first.done) return;
-  yield first.value;
-  for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
+/**
+ * The outcomes again, the first one (already taken) in front: the rest forwarded call for call (a generator
+ * here was one more await per row, and a cube answers a million rows).
+ */
+function withFirst(first: IteratorResult<ZoneOutcome>, rest: AsyncGenerator<ZoneOutcome>): AsyncIterable<ZoneOutcome> {
+  let taken = false;
+  const iterator: AsyncIterator<ZoneOutcome> = {
+    next: () => {
+      if (taken || first.done) return rest.next();
+      taken = true;
+      return Promise.resolve(first);
+    },
+    return: (value?: unknown) => rest.return(value),
+    throw: (e?: unknown) => rest.throw(e),
+  };
+  return { [Symbol.asyncIterator]: () => iterator };
 }
 
 /** Sends the outcomes of a request: `single`, the one zone's statistics; otherwise every zone in the format asked for. */

@@ -11,6 +11,7 @@ import type { PixelGeometry } from '../coverage/coverage.ts';
 import { createAccumulator, type StatsAccumulator } from '../stats/accumulator.ts';
 import { channelWeighted, isDefaultWeighting } from '../stats/weighting.ts';
 import { addCell, rowAreas } from './fold-weighting.ts';
+import { zoneGeometry } from './fold-geometry.ts';
 import { rowLookup, type RowLookup } from './fold-lookup.ts';
 import type { DecodedBlock } from './decode.ts';
 import type { FoldTask, FoldZone } from './fold-types.ts';
@@ -47,7 +48,8 @@ function partsCoverage(zone: FoldZone, cov: Coverage, nx: number, ny: number): F
   const sel = zone.selection;
   if (sel.kind !== 'polygon' || sel.rule !== 'fractional') return null;
   let geometry = scaled.get(zone);
-  if (!geometry) scaled.set(zone, (geometry = sel.geometry.map((poly) => poly.map((ring) => ring.map(([x, y]) => [x * nx, y * ny] as [number, number])))));
+  if (!geometry)
+    scaled.set(zone, (geometry = zoneGeometry(zone).map((poly) => poly.map((ring) => ring.map(([x, y]) => [x * nx, y * ny] as [number, number])))));
   const w = cov.window;
   return fractionalCoverage(geometry, { col0: w.col0 * nx, row0: w.row0 * ny, width: w.width * nx, height: w.height * ny }).weights;
 }

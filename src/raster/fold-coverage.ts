@@ -10,6 +10,7 @@ import { fractionalCoverage } from '../coverage/fractional.ts';
 import type { Coverage } from '../coverage/coverage.ts';
 import type { FoldTimes, FoldZone } from './fold-types.ts';
 import { TileCache } from './tile-cache.ts';
+import { zoneGeometry } from './fold-geometry.ts';
 
 /**
  * Coverages of shared selections (FoldZone.key) per block window, kept by each thread: the zones of a
@@ -27,13 +28,14 @@ function coverageFor(zone: FoldZone, win: PixelWindow, levelWidth: number, level
   }
   // A zone of a zones raster is covered from the zones' decoded cells (fold-zones.ts), never here.
   if (sel.kind === 'zone') return null;
+  const geometry = zoneGeometry(zone);
   switch (sel.rule) {
     case 'all_touched':
-      return allTouchedCoverage(sel.geometry, win);
+      return allTouchedCoverage(geometry, win);
     case 'fractional':
-      return fractionalCoverage(sel.geometry, win);
+      return fractionalCoverage(geometry, win);
     default:
-      return centerCoverage(sel.geometry, win);
+      return centerCoverage(geometry, win);
   }
 }
 

@@ -40,6 +40,8 @@ export interface FoldZone {
    * computes its coverage of a block once and reuses it. Absent: not shared.
    */
   key?: string;
+  /** A polygon selection's geometry packed for the trip (fold-geometry.ts); its `geometry` is then empty. */
+  packed?: Float64Array;
 }
 
 /**

@@ -8,7 +8,7 @@
 import { decodeBlock, recycle, sample64At, sampleAt, spanOf, type DecodedPlane, type DecodedBlock, type EncodedBlock } from './decode.ts';
 import { classLookup, lookupBlocks, type Lookup, type RowLookup } from './fold-lookup.ts';
 import { intersectWindows, type PixelWindow } from '../geometry/grid.ts';
-import { keptRows, pixelAreaRows, type PixelAreaRows } from './pixel-area.ts';
+import { pixelAreaRows, type PixelAreaRows } from './pixel-area.ts';
 import type { Coverage } from '../coverage/coverage.ts';
 import { compileExpression } from '../stats/expression.ts';
 import { sharedCoverage } from './fold-coverage.ts';
@@ -66,6 +66,39 @@ class CellWalk {
   }
 }
 
+/** A coverage's selected cells as CellWalk visits them, listed once for every band of a block (a cube's 24 steps and more). */
+interface CellList {
+  n: number;
+  w: Float64Array;
+  r: Int32Array;
+  c: Int32Array;
+  tr: Int32Array;
+  /** Each cell's area (its row's), or null without areas. */
+  area: Float64Array | null;
+}
+
+function cellsOf(cov: Coverage, row0: number, areas: PixelAreaRows | null): CellList {
+  const size = cov.cells ? cov.cells.length : cov.window.width * cov.window.height;
+  const list: CellList = {
+    n: 0,
+    w: new Float64Array(size),
+    r: new Int32Array(size),
+    c: new Int32Array(size),
+    tr: new Int32Array(size),
+    area: areas ? new Float64Array(size) : null,
+  };
+  const walk = new CellWalk(cov, row0, areas);
+  while (walk.next()) {
+    const k = list.n++;
+    list.w[k] = walk.w;
+    list.r[k] = walk.r;
+    list.c[k] = walk.c;
+    list.tr[k] = walk.tr;
+    if (list.area) list.area[k] = (walk.areaRow as Float64Array)[walk.c] as number;
+  }
+  return list;
+}
+
 /** A band's (or output's) partial: its accumulators' state, data area, a zone raster's zone area, each class's area. */
 function partialOf(set: ChannelSet, dataAreaM2: number, classes: Map<number, number> | null, zoneAreaM2: number | null): BandPartial {
   const partial: BandPartial = { acc: set.acc.snapshot(), dataAreaM2 };
@@ -93,14 +126,13 @@ function foldZone(
   shared: PixelAreaRows | null,
 ): BandPartial[] {
   const cw = cov.window;
-  // Each band walks the cells again: their rows' areas worked out once (a cube's block holds 24 steps).
-  const own = shared === null && zone.selection.kind !== 'point' ? pixelAreaRows(task.area, cw) : null;
-  const areas = zone.selection.kind === 'point' ? null : (shared ?? (task.bands.length > 1 ? keptRows(own as PixelAreaRows) : own));
+  const areas = zone.selection.kind === 'point' ? null : (shared ?? pixelAreaRows(task.area, cw));
   const { valid, maskStride } = block;
   const { col0, row0 } = block.window;
   const fill = task.format.fill;
   const ch = channelsFor(task, zone, cov, weightsRow);
   const ofZones = zone.selection.kind === 'zone';
+  const list = cellsOf(cov, row0, areas);
   return task.bands.map((band, b) => {
     const { nodata, nodata64 = null, scale, offset } = band;
     const invalid = cfInvalid(band);
@@ -114,10 +146,15 @@ function foldZone(
     const first = samples?.offset ?? 0;
     let area = 0;
     let zoneArea = 0;
-    const walk = new CellWalk(cov, row0, areas);
-    while (walk.next()) {
-      const { w, r, c, tr, areaRow } = walk;
-      if (ofZones && areaRow) zoneArea += w * (areaRow[c] as number);
+    const { n, w: ws, r: rs, c: cs, tr: trs, area: as } = list;
+    const hasArea = as !== null;
+    for (let k = 0; k < n; k++) {
+      const w = ws[k] as number;
+      const r = rs[k] as number;
+      const c = cs[k] as number;
+      const tr = trs[k] as number;
+      const cellArea = as === null ? 0 : (as[k] as number);
+      if (ofZones && hasArea) zoneArea += w * cellArea;
       const tc = cw.col0 + c - col0;
       let raw: number;
       if (valid && valid[tr * maskStride + tc] === 0) raw = Number.NaN;
@@ -133,8 +170,8 @@ function foldZone(
       const value = raw !== raw || raw === nodata || (invalid !== null && invalid(raw)) ? Number.NaN : raw * scale + offset;
       ch.add(set, w, value, r, c);
       if (value !== value) continue;
-      if (areaRow) {
-        const a = w * (areaRow[c] as number);
+      if (hasArea) {
+        const a = w * cellArea;
         area += a;
         if (classes) classes.set(value, (classes.get(value) ?? 0) + a);
       } else if (classes && !classes.has(value)) classes.set(value, 0);

@@ -20,6 +20,7 @@ import { withSlot } from './slots.ts';
 import type { Unit, Work } from './engine.ts';
 import { keepsAll, type PlannedZone, type RasterContext } from './raster-context.ts';
 import { readMosaic } from './mosaic-layers.ts';
+import { packGeometry } from '../raster/fold-geometry.ts';
 import type { StatsResponse } from './model.ts';
 
 /** Most tiles per worker task: enough to amortise messaging, few enough to bound memory in flight. */
@@ -250,7 +251,10 @@ async function runTask(ctx: RasterContext, zones: readonly PlannedZone[], task: 
         const p = zones[z] as { plan: ZonePlan; isArea: boolean; share?: string };
         local.set(z, (k = positions.length));
         positions.push(z);
-        foldZones.push({ selection: p.plan.selection, window: p.plan.window as PixelWindow, weighted: weightedOf(p), ...(p.share ? { key: p.share } : {}) });
+        const sel = p.plan.selection;
+        // A polygon goes packed: one array to copy instead of an array a vertex (fold-geometry.ts).
+        const shape = sel.kind === 'polygon' ? { selection: { ...sel, geometry: [] }, packed: packGeometry(sel.geometry) } : { selection: sel };
+        foldZones.push({ ...shape, window: p.plan.window as PixelWindow, weighted: weightedOf(p), ...(p.share ? { key: p.share } : {}) });
       }
       return k;
     }),
