@@ -97,6 +97,24 @@ export function edgeValue(edges: Float64Array, i: number): number {
   return a + (i - k) * ((edges[k + 1] as number) - a);
 }
 
+/** Whether two grids are the same cells: geotransform, size and (rectilinear) edges. */
+export function sameGrid(g: Grid, h: Grid): boolean {
+  const edges = (e?: Float64Array, f?: Float64Array): boolean =>
+    e === f || (e !== undefined && f !== undefined && e.length === f.length && e.every((v, i) => v === f[i]));
+  return (
+    g.x0 === h.x0 &&
+    g.y0 === h.y0 &&
+    g.dx === h.dx &&
+    g.dy === h.dy &&
+    (g.rx ?? 0) === (h.rx ?? 0) &&
+    (g.ry ?? 0) === (h.ry ?? 0) &&
+    g.width === h.width &&
+    g.height === h.height &&
+    edges(g.xEdges, h.xEdges) &&
+    edges(g.yEdges, h.yEdges)
+  );
+}
+
 /** Whether the grid has rotation terms. */
 export function isRotated(grid: Grid): boolean {
   return (grid.rx ?? 0) !== 0 || (grid.ry ?? 0) !== 0;

@@ -8,6 +8,7 @@
  */
 import { ZonalError } from '../errors.ts';
 import type { Aoi } from '../geometry/types.ts';
+import { sameGrid } from '../geometry/grid.ts';
 import { openCubeStore } from '../cube/store.ts';
 import { openCatalog, openCube, stepsReader, type Cube, type StepGroup } from '../cube/reader.ts';
 import type { CubeStore } from '../cube/store.ts';
@@ -119,19 +120,7 @@ type GroupAnswer = PackedRows | { error: unknown };
 
 /** Whether two variables lie on one grid, CRS, chunking and steps (an expression reads them chunk by chunk together). */
 function sameLayout(a: Cube, b: Cube): boolean {
-  const g = a.grid;
-  const h = b.grid;
-  const sameEdges = (e?: Float64Array, f?: Float64Array): boolean =>
-    e === f || (e !== undefined && f !== undefined && e.length === f.length && e.every((v, i) => v === f[i]));
-  const grid =
-    g.x0 === h.x0 &&
-    g.y0 === h.y0 &&
-    g.dx === h.dx &&
-    g.dy === h.dy &&
-    g.width === h.width &&
-    g.height === h.height &&
-    sameEdges(g.xEdges, h.xEdges) &&
-    sameEdges(g.yEdges, h.yEdges);
+  const grid = sameGrid(a.grid, b.grid);
   const dims = a.array.dims.join() === b.array.dims.join() && a.array.shape.join() === b.array.shape.join() && a.array.chunks.join() === b.array.chunks.join();
   const steps = a.dims.every((d, k) => {
     const e = b.dims[k];

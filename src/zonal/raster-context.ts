@@ -16,6 +16,7 @@ import { effectiveNodata, exactNodata64 } from '../raster/pixels.ts';
 import type { FoldBand, FoldProgram } from '../raster/fold.ts';
 import { expressionInputs } from '../stats/expression.ts';
 import type { PixelRule } from '../coverage/coverage.ts';
+import { sameGrid } from '../geometry/grid.ts';
 import { parseHistogramSpec, type HistogramSpec } from '../stats/histogram.ts';
 import type { FoldRunner } from '../workers/pool.ts';
 import type { BandOverride } from '../stac/item.ts';
@@ -119,21 +120,8 @@ export interface RasterSources {
   classes?: { name: string; url: string; bandDefaults: readonly BandOverride[] };
 }
 
-function sameGrid(a: RasterLevel, b: RasterLevel): boolean {
-  const g = a.grid;
-  const h = b.grid;
-  return (
-    g.x0 === h.x0 &&
-    g.y0 === h.y0 &&
-    g.dx === h.dx &&
-    g.dy === h.dy &&
-    g.rx === h.rx &&
-    g.ry === h.ry &&
-    g.width === h.width &&
-    g.height === h.height &&
-    a.blockWidth === b.blockWidth &&
-    a.blockHeight === b.blockHeight
-  );
+function sameLevelGrid(a: RasterLevel, b: RasterLevel): boolean {
+  return sameGrid(a.grid, b.grid) && a.blockWidth === b.blockWidth && a.blockHeight === b.blockHeight;
 }
 /** Opens the rasters of a multi-raster request and checks what band math and nearest classes need. */
 async function openSources(
@@ -147,7 +135,7 @@ async function openSources(
     (sources.inputs ?? []).slice(1).map(async (input) => {
       const reader = await openRaster(await deps.openSource(input.url), deps.signal);
       const level = reader.info.levels[0] as RasterLevel;
-      if (reader.info.crs.proj4 !== primary.info.crs.proj4 || !sameGrid(level, base)) {
+      if (reader.info.crs.proj4 !== primary.info.crs.proj4 || !sameLevelGrid(level, base)) {
         throw new ZonalError(
           'unsupported_asset',
           `The assets "${name0}" and "${input.name}" are not on the same grid and tiling: band math reads assets of one grid (resample one onto the other first).`,
