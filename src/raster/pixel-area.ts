@@ -65,11 +65,13 @@ export function keptRows(rows: PixelAreaRows): PixelAreaRows {
 function geographicRows(grid: Grid, window: PixelWindow, out: Float64Array): PixelAreaRows {
   const dLon = Math.abs(grid.dx);
   const xs = grid.xEdges;
+  const ys = grid.yEdges;
   return {
     row(r) {
       const row = window.row0 + r;
-      const latA = toWorld(grid, 0, row)[1];
-      const latB = toWorld(grid, 0, row + 1)[1];
+      // A regular row's edges as ever (latA + dy: the same bits as every earlier answer), a rectilinear one's from its edges.
+      const latA = ys === undefined ? grid.y0 + row * grid.dy : (ys[row] as number);
+      const latB = ys === undefined ? latA + grid.dy : (ys[row + 1] as number);
       const south = Math.min(latA, latB);
       const north = Math.max(latA, latB);
       if (xs === undefined) return out.fill(latLonCellAreaM2(south, north, dLon));
