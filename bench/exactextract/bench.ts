@@ -34,7 +34,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DATA_DIR, logKey, OUT_DIR, ROOT, startServer } from '../lib/child.ts';
-import { CLK_TCK, cpuJiffies, rssOf, ticksOf, waitIdle as waitIdleFor } from '../lib/machine.ts';
+import { rssOf, waitIdle as waitIdleFor, Watch } from '../lib/machine.ts';
 import { scrape } from '../lib/metrics.ts';
 import { f1, f2, int, median, num, runMeta, say, sci } from '../lib/report.ts';
 
@@ -79,32 +79,6 @@ const fileUrl = (p: string) => pathToFileURL(realpathSync(p)).href;
 
 // ------------------------------------------------------------------------------------------------
 // CPU and memory: /proc (bench/lib/machine.ts)
-
-/**
- * Other jobs' CPU over a measurement: the machine's busy ticks less the service's and this driver's (its reaped
- * children included: exactextract, the numpy anchor and /usr/bin/time), as a share of the machine; and the service's CPU seconds.
- */
-class Watch {
-  readonly #machine0 = cpuJiffies();
-  readonly #self0 = ticksOf('/proc/self/stat', true);
-  readonly #svc0: number;
-  readonly #main0: number;
-  constructor(readonly pid: number | undefined) {
-    this.#svc0 = pid === undefined ? 0 : ticksOf(`/proc/${pid}/stat`);
-    this.#main0 = pid === undefined ? 0 : ticksOf(`/proc/${pid}/task/${pid}/stat`);
-  }
-  stop(): { othersPct: number; serviceCpuS: number; serviceMainS: number } {
-    const m = cpuJiffies();
-    const svc = this.pid === undefined ? 0 : ticksOf(`/proc/${this.pid}/stat`) - this.#svc0;
-    const main = this.pid === undefined ? 0 : ticksOf(`/proc/${this.pid}/task/${this.pid}/stat`) - this.#main0;
-    const ours = svc + (ticksOf('/proc/self/stat', true) - this.#self0);
-    return {
-      othersPct: Math.max(0, (100 * (m.busy - this.#machine0.busy - ours)) / Math.max(1, m.total - this.#machine0.total)),
-      serviceCpuS: svc / CLK_TCK,
-      serviceMainS: main / CLK_TCK,
-    };
-  }
-}
 
 const waitIdle = (what: string) => waitIdleFor(WAIT_IDLE_S, what);
 

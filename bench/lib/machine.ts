@@ -74,3 +74,30 @@ export async function waitIdle(maxS: number, what?: string): Promise<number> {
   }
   return busy;
 }
+
+/**
+ * Other jobs' CPU over a measurement: the machine's busy ticks less the service's and this driver's (its
+ * reaped children included: an anchor run as a child), as a share of the machine; and the service's CPU
+ * seconds, all threads and its main thread.
+ */
+export class Watch {
+  readonly #machine0 = cpuJiffies();
+  readonly #self0 = ticksOf('/proc/self/stat', true);
+  readonly #svc0: number;
+  readonly #main0: number;
+  constructor(readonly pid: number | undefined) {
+    this.#svc0 = pid === undefined ? 0 : ticksOf(`/proc/${pid}/stat`);
+    this.#main0 = pid === undefined ? 0 : ticksOf(`/proc/${pid}/task/${pid}/stat`);
+  }
+  stop(): { othersPct: number; serviceCpuS: number; serviceMainS: number } {
+    const m = cpuJiffies();
+    const svc = this.pid === undefined ? 0 : ticksOf(`/proc/${this.pid}/stat`) - this.#svc0;
+    const main = this.pid === undefined ? 0 : ticksOf(`/proc/${this.pid}/task/${this.pid}/stat`) - this.#main0;
+    const ours = svc + (ticksOf('/proc/self/stat', true) - this.#self0);
+    return {
+      othersPct: Math.max(0, (100 * (m.busy - this.#machine0.busy - ours)) / Math.max(1, m.total - this.#machine0.total)),
+      serviceCpuS: svc / CLK_TCK,
+      serviceMainS: main / CLK_TCK,
+    };
+  }
+}
