@@ -67,6 +67,15 @@ export function isRectilinear(grid: Grid): boolean {
   return grid.xEdges !== undefined || grid.yEdges !== undefined;
 }
 
+const edgeKeys = new WeakMap<Grid, string>();
+/** A rectilinear grid's edges as text, for keys of caches by grid ('' on a regular grid; joined once per grid object). */
+export function edgesKey(grid: Grid): string {
+  if (!isRectilinear(grid)) return '';
+  let key = edgeKeys.get(grid);
+  if (key === undefined) edgeKeys.set(grid, (key = `${grid.xEdges?.join(',') ?? ''};${grid.yEdges?.join(',') ?? ''}`));
+  return key;
+}
+
 /**
  * The fractional index of `v` on monotonic edges: i + (v − e[i]) / (e[i+1] − e[i]) in cell i; beyond the
  * ends, the end cell's scale continued (no cell is there, but pixel-space geometry stays straight).

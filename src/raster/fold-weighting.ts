@@ -26,10 +26,14 @@ export function rowAreas(w: Weighting, grid: Grid, row0: number, rows: number): 
   const factor = w.coverage === 'area_spherical_km2' ? 1e-6 : 1;
   for (let r = 0; r < rows; r++) {
     const y = grid.y0 + (row0 + r + 0.5) * grid.dy;
-    out[r] = EARTH_RADIUS * EARTH_RADIUS * PI_180 * Math.abs(Math.sin((y - 0.5 * dy) * PI_180) - Math.sin((y + 0.5 * dy) * PI_180)) * dx * factor;
+    out[r] = sphericalArea(y - 0.5 * dy, y + 0.5 * dy, dx, factor);
   }
   return out;
 }
+
+/** exactextract's cell area on the sphere between latitudes `a` and `b`, `dx` degrees wide, times `factor`. */
+const sphericalArea = (a: number, b: number, dx: number, factor: number): number =>
+  EARTH_RADIUS * EARTH_RADIUS * PI_180 * Math.abs(Math.sin(a * PI_180) - Math.sin(b * PI_180)) * dx * factor;
 
 /** rowAreas on rows of unequal heights (a rectilinear grid's y edges; its x steps are equal: see cube.ts). */
 function rectilinearRowAreas(w: Weighting, ys: Float64Array, dx: number, row0: number, out: Float64Array): Float64Array {
@@ -37,10 +41,7 @@ function rectilinearRowAreas(w: Weighting, ys: Float64Array, dx: number, row0: n
   for (let r = 0; r < out.length; r++) {
     const a = ys[row0 + r] as number;
     const b = ys[row0 + r + 1] as number;
-    out[r] =
-      w.coverage === 'area_cartesian'
-        ? dx * Math.abs(b - a)
-        : EARTH_RADIUS * EARTH_RADIUS * PI_180 * Math.abs(Math.sin(a * PI_180) - Math.sin(b * PI_180)) * dx * factor;
+    out[r] = w.coverage === 'area_cartesian' ? dx * Math.abs(b - a) : sphericalArea(a, b, dx, factor);
   }
   return out;
 }

@@ -9,7 +9,7 @@
  *   the window it is read in, and its points, a few projections and a geodesic area each, are worked out
  *   once per thread for every zone and block (bench/batch: they were half of the fold of 1 km zones).
  */
-import { isRectilinear, isRotated, pixelSize, toWorld, type Grid, type PixelWindow } from '../geometry/grid.ts';
+import { edgesKey, isRectilinear, isRotated, pixelSize, toWorld, type Grid, type PixelWindow } from '../geometry/grid.ts';
 import { latLonCellAreaM2, ellipsoidalAreaM2 } from '../geometry/geodesic.ts';
 import { makeTransformer } from '../geometry/reproject.ts';
 import type { Position, Ring } from '../geometry/types.ts';
@@ -84,15 +84,6 @@ function geographicRows(grid: Grid, window: PixelWindow, out: Float64Array): Pix
   };
 }
 
-const edgesKeys = new WeakMap<Grid, string>();
-/** A rectilinear grid's edges as part of its lattice key (worked out once per grid object). */
-function edgesKey(grid: Grid): string {
-  if (!isRectilinear(grid)) return '';
-  let key = edgesKeys.get(grid);
-  if (key === undefined) edgesKeys.set(grid, (key = `${grid.xEdges?.join(',') ?? ''};${grid.yEdges?.join(',') ?? ''}\n`));
-  return key;
-}
-
 /** The areas of the lattice points cols × rows (row-major), from this thread's cache or worked out. */
 function latticeSamples(spec: PixelAreaSpec, cols: number[], rows: number[], pixelSizeM: number): Float64Array {
   const { grid } = spec;
@@ -100,7 +91,7 @@ function latticeSamples(spec: PixelAreaSpec, cols: number[], rows: number[], pix
   let toLonLat: ((p: Position) => Position) | null = null;
   // Pixel edges are straight in the projection, not geodesics: subdivide big pixels' edges.
   const steps = pixelSizeM <= 100 ? 1 : pixelSizeM <= 1000 ? 4 : 8;
-  const gridKey = `${spec.proj4}\n${grid.x0},${grid.y0},${grid.dx},${grid.dy},${grid.rx},${grid.ry}\n${edgesKey(grid)}`;
+  const gridKey = `${spec.proj4}\n${grid.x0},${grid.y0},${grid.dx},${grid.dy},${grid.rx},${grid.ry}\n${edgesKey(grid)}\n`;
   const samples = new Float64Array(cols.length * rows.length);
   for (let j = 0; j < rows.length; j++) {
     for (let i = 0; i < cols.length; i++) {

@@ -3,7 +3,7 @@
  * approx_stats, and the tiles that the AOI touches (the only tiles fetched).
  */
 import type { Grid, PixelWindow } from '../geometry/grid.ts';
-import { edgeIndex, isRectilinear, toPixel } from '../geometry/grid.ts';
+import { isRectilinear, toPixel } from '../geometry/grid.ts';
 import type { MultiPolygonCoords, Position } from '../geometry/types.ts';
 import { centerCoverage } from '../coverage/center.ts';
 
@@ -20,17 +20,15 @@ export function toPixelGeometry(grid: Grid, polygons: MultiPolygonCoords): Multi
  */
 function rectilinearRing(grid: Grid, ring: readonly Position[]): Position[] {
   const out: Position[] = [];
-  const px = (x: number): number => (grid.xEdges ? edgeIndex(grid.xEdges, x) : (x - grid.x0) / grid.dx);
-  const py = (y: number): number => (grid.yEdges ? edgeIndex(grid.yEdges, y) : (y - grid.y0) / grid.dy);
   const cuts: [number, number, number][] = [];
   for (let i = 0; i < ring.length; i++) {
     const [ax, ay] = ring[i] as Position;
-    const pa: Position = [px(ax), py(ay)];
+    const pa = toPixel(grid, ax, ay);
     out.push(pa);
     const next = ring[i + 1];
     if (next === undefined) break;
     const [bx, by] = next;
-    const pb: Position = [px(bx), py(by)];
+    const pb = toPixel(grid, bx, by);
     cuts.length = 0;
     // [t along the edge, which axis, the edge index] of every cell edge strictly between the ends.
     const cross = (edges: Float64Array | undefined, a: number, b: number, fa: number, fb: number, axis: number): void => {
@@ -46,8 +44,9 @@ function rectilinearRing(grid: Grid, ring: readonly Position[]): Position[] {
     cross(grid.yEdges, ay, by, pa[1], pb[1], 1);
     cuts.sort((p, q) => p[0] - q[0]);
     for (const [t, axis, k] of cuts) {
+      const [cx, cy] = toPixel(grid, ax + t * (bx - ax), ay + t * (by - ay));
       // On the crossed edge the pixel coordinate is the edge's index, exactly.
-      out.push(axis === 0 ? [k, py(ay + t * (by - ay))] : [px(ax + t * (bx - ax)), k]);
+      out.push(axis === 0 ? [k, cy] : [cx, k]);
     }
   }
   return out;

@@ -8,7 +8,7 @@ import { ZonalError } from '../errors.ts';
 import { parseAoi } from '../geometry/aoi.ts';
 import { placeAoi } from '../geometry/place.ts';
 import type { Aoi } from '../geometry/types.ts';
-import { isRectilinear, pixelSize, type Grid } from '../geometry/grid.ts';
+import { edgesKey, pixelSize } from '../geometry/grid.ts';
 import { needsOf } from '../stats/names.ts';
 import type { RasterLevel } from '../raster/reader.ts';
 import { planZone, type ZonePlan } from '../raster/plan.ts';
@@ -35,20 +35,11 @@ const APPROX_MIN_PIXELS = 1_000_000;
 /** Names selections that recur across rasters of one grid, unique in the process (FoldZone.key). */
 let shareSerial = 0;
 
-const edgeSignatures = new WeakMap<Grid, string>();
-/** A rectilinear grid's edges in its signature (joined once per grid object: a cube's groups share one). */
-function edgesSignature(g: Grid): string {
-  if (!isRectilinear(g)) return '';
-  let s = edgeSignatures.get(g);
-  if (s === undefined) edgeSignatures.set(g, (s = `${g.xEdges?.join(' ') ?? ''};${g.yEdges?.join(' ') ?? ''}`));
-  return s;
-}
-
 /** What makes two rasters' plans of a zone the same: the CRS, every level's grid and blocks, the rule. */
 function gridSignature(ctx: RasterContext): string {
   const levels = ctx.reader.info.levels.map((l) => {
     const g = l.grid;
-    return [g.x0, g.y0, g.dx, g.dy, g.rx, g.ry, g.width, g.height, l.blockWidth, l.blockHeight, edgesSignature(g)].join(',');
+    return [g.x0, g.y0, g.dx, g.dy, g.rx, g.ry, g.width, g.height, l.blockWidth, l.blockHeight, edgesKey(g)].join(',');
   });
   return [ctx.reader.info.crs.proj4, ctx.rule, ctx.approx, ...levels].join('\n');
 }
