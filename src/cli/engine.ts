@@ -11,6 +11,7 @@ import { jsonClient, openSource } from '../source/resolve.ts';
 import type { ReadStats } from '../source/source.ts';
 import { createFoldRunner } from '../workers/pool.ts';
 import { answer } from '../zonal/answer.ts';
+import { eachRow } from '../zonal/rows.ts';
 import type { Question, ZoneInput, ZoneOutcome } from '../zonal/model.ts';
 import { checkZones } from '../schemas/zones.ts';
 import { CliError } from './errors.ts';
@@ -53,7 +54,7 @@ export async function* localOutcomes(job: Job, zones: readonly ZoneInput[], opti
     const { radius, ...rest } = job.body;
     // The schema checked the body (job.ts): it is the question of its kind.
     const question = { kind: job.kind, ...rest } as Question;
-    yield* answer(question, checkZones(zones, radius), deps);
+    yield* eachRow(answer(question, checkZones(zones, radius), deps));
   } finally {
     await runner.close();
   }

@@ -4,6 +4,7 @@
  * columns depend on all of them.
  */
 import type { ZoneOutcome } from '../zonal/model.ts';
+import { eachRow } from '../zonal/rows.ts';
 import type { Format } from './format.ts';
 
 /** RFC 4180 field: quoted when it holds a comma, quote or line break. */
@@ -71,7 +72,7 @@ export const csv: Format = {
   streams: false,
   async *write(outcomes, options) {
     const all: ZoneOutcome[] = [];
-    for await (const o of outcomes) all.push(o);
+    for await (const o of eachRow(outcomes)) all.push(o);
     yield toCsv(all, options.keyName);
   },
 };

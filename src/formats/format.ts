@@ -3,7 +3,7 @@
  * (chosen by Accept) and the command line (by --format or the output's extension). A format is one file
  * here plus its entry in index.ts.
  */
-import type { ZoneError, ZoneOutcome } from '../zonal/model.ts';
+import type { Answered, ZoneError } from '../zonal/model.ts';
 
 export interface FormatOptions {
   /** What a row of statistics is keyed by: a raster's bands, a GeoParquet file's columns. */
@@ -25,7 +25,7 @@ export interface Format {
   /** Bytes, not text: written to a file, never to a terminal. */
   readonly binary?: boolean;
   /** The output of the outcomes, in pieces. */
-  write(outcomes: AsyncIterable<ZoneOutcome>, options: FormatOptions): AsyncGenerator<string | Uint8Array>;
+  write(outcomes: AsyncIterable<Answered>, options: FormatOptions): AsyncGenerator<string | Uint8Array>;
   /** A streaming format's last piece when the request fails after its first zones were written. */
   failure?(error: ZoneError): string;
 }

@@ -2,7 +2,8 @@
  * A GeoJSON FeatureCollection: one Feature per zone (or zone × Item row), its properties plus `statistics`
  * or `error`, its geometry when asked. Sent as application/json (the default) or application/geo+json.
  */
-import type { ZoneOutcome } from '../zonal/model.ts';
+import type { Answered, ZoneOutcome } from '../zonal/model.ts';
+import { eachRow } from '../zonal/rows.ts';
 import type { Format, FormatOptions } from './format.ts';
 
 /** The GeoJSON Feature of a zone: its properties plus `statistics` or `error`; its geometry only when asked. */
@@ -14,10 +15,10 @@ function zoneFeature(o: ZoneOutcome, includeGeometry: boolean): Record<string, u
   return { type: 'Feature', id: o.zone.id, geometry: includeGeometry ? (o.zone.geometry ?? null) : null, properties };
 }
 
-async function* featureCollection(outcomes: AsyncIterable<ZoneOutcome>, options: FormatOptions): AsyncGenerator<string> {
+async function* featureCollection(outcomes: AsyncIterable<Answered>, options: FormatOptions): AsyncGenerator<string> {
   yield '{"type":"FeatureCollection","features":[';
   let first = true;
-  for await (const o of outcomes) {
+  for await (const o of eachRow(outcomes)) {
     yield `${first ? '\n' : ',\n'}${JSON.stringify(zoneFeature(o, options.includeGeometry))}`;
     first = false;
   }

@@ -6,6 +6,7 @@
 import { geojsonToWkb, parquetWriteBuffer, schemaFromColumnData } from 'hyparquet-writer';
 import type { ColumnSource } from 'hyparquet-writer';
 import type { ZoneOutcome } from '../zonal/model.ts';
+import { eachRow } from '../zonal/rows.ts';
 import type { Format } from './format.ts';
 
 /** Names the zone columns take; a property of the same name becomes `property_<name>`. */
@@ -138,7 +139,7 @@ export const geoparquet: Format = {
   binary: true,
   async *write(outcomes) {
     const all: ZoneOutcome[] = [];
-    for await (const o of outcomes) all.push(o);
+    for await (const o of eachRow(outcomes)) all.push(o);
     yield toGeoParquet(all);
   },
 };

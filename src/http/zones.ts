@@ -10,7 +10,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZonalError, type ErrorCode } from '../errors.ts';
 import { SourceError } from '../source/source.ts';
 import { raceAbort, toZonalError } from '../source/errors.ts';
-import type { StatsResponse, ZoneError, ZoneOutcome } from '../zonal/model.ts';
+import type { Answered, StatsResponse, ZoneError } from '../zonal/model.ts';
+import { isRows, rowAt } from '../zonal/rows.ts';
 import { formatOfAccept, type Format, type FormatOptions } from '../formats/index.ts';
 
 /** What a failure after the first bytes says, in the format's own failure line. */
@@ -25,9 +26,9 @@ function problemOf(e: unknown): ZoneError {
  * The outcomes again, the first one (already taken) in front: the rest forwarded call for call (a generator
  * here was one more await per row, and a cube answers a million rows).
  */
-function withFirst(first: IteratorResult<ZoneOutcome>, rest: AsyncGenerator<ZoneOutcome>): AsyncIterable<ZoneOutcome> {
+function withFirst(first: IteratorResult<Answered>, rest: AsyncGenerator<Answered>): AsyncIterable<Answered> {
   let taken = false;
-  const iterator: AsyncIterator<ZoneOutcome> = {
+  const iterator: AsyncIterator<Answered> = {
     next: () => {
       if (taken || first.done) return rest.next();
       taken = true;
@@ -43,13 +44,14 @@ function withFirst(first: IteratorResult<ZoneOutcome>, rest: AsyncGenerator<Zone
 export async function replyZones(
   request: FastifyRequest,
   reply: FastifyReply,
-  outcomes: AsyncGenerator<ZoneOutcome>,
+  outcomes: AsyncGenerator<Answered>,
   options: FormatOptions & { single: boolean },
 ): Promise<FastifyReply> {
   // The first zone decides whether the request as a whole fails (thrown here, before any byte is sent).
   const first = await outcomes.next();
   if (options.single) {
-    const o = first.value as ZoneOutcome;
+    const answered = first.value as Answered;
+    const o = isRows(answered) ? rowAt(answered, 0) : answered;
     if (o.error) throw o.cause ?? new ZonalError(o.error.code as ErrorCode, o.error.detail);
     return reply.send(o.statistics as StatsResponse);
   }

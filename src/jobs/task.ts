@@ -8,6 +8,7 @@ import { checkZones } from '../schemas/zones.ts';
 import { SourceError, versionKey, type ByteSource } from '../source/source.ts';
 import { toZonalError } from '../source/errors.ts';
 import { answer, type AnswerDeps } from '../zonal/answer.ts';
+import { eachRow } from '../zonal/rows.ts';
 import type { Zone, ZoneError, ZoneInput, ZoneOutcome } from '../zonal/model.ts';
 import { mediaTypeFormat, openZonesFile, ZonesFileError, type ZonesReader } from '../inputs/zones-file.ts';
 import { memo } from '../memo.ts';
@@ -72,7 +73,7 @@ export async function runTask(task: TaskSpec, deps: TaskDeps): Promise<TaskResul
   let failedZones = 0;
   let answered = 0;
   let lastIndex = -1;
-  for await (const o of answer(task.question, zones, deps.answer)) {
+  for await (const o of eachRow(answer(task.question, zones, deps.answer))) {
     lines.push(rowLine(o));
     if (o.error) failedZones += 1;
     // zones × time: several rows per zone, counted once.

@@ -11,12 +11,12 @@ import { rasterAsset, vectorAsset } from './stac.ts';
 import { stacSearchOutcomes, type StacSearchDeps } from './stac-search.ts';
 import { outcomesOf } from './zones.ts';
 import { cubeOutcomes } from './cube.ts';
-import type { Question, Zone, ZoneOutcome } from './model.ts';
+import type { Answered, Question, Zone } from './model.ts';
 
 /** Everything a question may need: the configuration, the worker pool, a source opener, a JSON client, the caller's abort signal. */
 export type AnswerDeps = StacSearchDeps;
 
-export async function* answer(question: Question, zones: readonly Zone[], deps: AnswerDeps): AsyncGenerator<ZoneOutcome> {
+export async function* answer(question: Question, zones: readonly Zone[], deps: AnswerDeps): AsyncGenerator<Answered> {
   switch (question.kind) {
     case 'raster':
       // Zones given as a raster: the zones are its values, found by the use case.

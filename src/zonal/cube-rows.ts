@@ -3,7 +3,7 @@
  * may be a million rows): the numbers of every step in one Float64Array (null as NaN: a statistic is never
  * NaN), the rare values that are not numbers (histograms, quantile lists, class maps) beside them.
  */
-import type { BandStats, StatsResponse } from './model.ts';
+import type { StatsResponse } from './model.ts';
 
 export interface PackedRows {
   /** The answer's keys, in its order (the same for every step: one question). */
@@ -39,18 +39,41 @@ export function packRows(statistics: StatsResponse, steps: readonly number[]): P
   return { keys, values, extra, steps: present };
 }
 
-/** The packed rows back as each step's statistics, in the group's order. */
-export function* unpackRows(p: PackedRows): Generator<{ step: number; stats: BandStats }> {
-  const { keys, values, extra } = p;
-  for (let b = 0; b < p.steps.length; b++) {
-    const step = p.steps[b] as number;
-    if (step < 0) continue;
-    const more = extra?.[b] ?? null;
-    const stats: Record<string, unknown> = {};
-    keys.forEach((key, k) => {
-      const v = values[b * keys.length + k] as number;
-      stats[key] = more !== null && key in more ? more[key] : v !== v ? null : v;
-    });
-    yield { step, stats: stats as BandStats };
-  }
+/** A zone's rows of every group, in step order: one table (groups hold consecutive chunks, but with two iterated dimensions their steps interleave). */
+export function joinRows(packed: readonly PackedRows[]): {
+  names: string[];
+  values: Float64Array;
+  extra: (Record<string, unknown> | null)[] | null;
+  steps: Int32Array;
+} {
+  const names = packed.find((p) => p.keys.length > 0)?.keys ?? [];
+  const at: { p: number; b: number; step: number }[] = [];
+  let ordered = true;
+  packed.forEach((p, i) =>
+    p.steps.forEach((step, b) => {
+      if (step < 0) return;
+      if (at.length > 0 && step <= (at[at.length - 1] as { step: number }).step) ordered = false;
+      at.push({ p: i, b, step });
+    }),
+  );
+  if (!ordered) at.sort((x, y) => x.step - y.step);
+  const n = names.length;
+  const values = new Float64Array(at.length * n);
+  const steps = new Int32Array(at.length);
+  let extra: (Record<string, unknown> | null)[] | null = null;
+  // Each group's column of each name (one question: the same keys, in the same order, unless a group had none).
+  const columns = packed.map((p) => (p.keys.join() === names.join() ? null : names.map((name) => p.keys.indexOf(name))));
+  at.forEach(({ p, b, step }, row) => {
+    const group = packed[p] as PackedRows;
+    const width = group.keys.length;
+    const cols = columns[p];
+    for (let k = 0; k < n; k++) {
+      const c = cols === null || cols === undefined ? k : (cols[k] as number);
+      values[row * n + k] = c < 0 ? Number.NaN : (group.values[b * width + c] as number);
+    }
+    const more = group.extra?.[b] ?? null;
+    if (more !== null) (extra ??= at.map(() => null))[row] = more;
+    steps[row] = step;
+  });
+  return { names, values, extra, steps };
 }

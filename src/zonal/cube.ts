@@ -18,8 +18,8 @@ import { rasterZones, type PlanCache, type RasterDeps } from './raster.ts';
 import { answerZones, type Planned, type Work } from './engine.ts';
 import { Slots } from './slots.ts';
 import { parseZones, zoneError } from './zones.ts';
-import type { BandStats, CubeQuery, RasterQuery, Zone, ZoneOutcome } from './model.ts';
-import { packRows, unpackRows, type PackedRows } from './cube-rows.ts';
+import type { Answered, CubeQuery, RasterQuery, Zone } from './model.ts';
+import { joinRows, packRows, type PackedRows } from './cube-rows.ts';
 
 /** Groups answered at once (their chunk reads overlap other groups' decoding), sharing the task slots. */
 const GROUPS_IN_FLIGHT = 3;
@@ -164,7 +164,7 @@ async function openVariables(store: CubeStore, q: CubeQuery, signal?: AbortSigna
   return { cubes, names };
 }
 
-export async function* cubeOutcomes(q: CubeQuery, zones: readonly Zone[], deps: RasterDeps): AsyncGenerator<ZoneOutcome> {
+export async function* cubeOutcomes(q: CubeQuery, zones: readonly Zone[], deps: RasterDeps): AsyncGenerator<Answered> {
   const { config, signal } = deps;
   checkCube(q);
   const { url, variable, sel: _sel, sel_method: _method, ...options } = q;
@@ -205,27 +205,9 @@ export async function* cubeOutcomes(q: CubeQuery, zones: readonly Zone[], deps: 
       yield { zone, coords: null, error, cause: answer.error };
       continue;
     }
-    yield* rowsOf(answer, (step, stats) => ({ zone, coords: coords(step), statistics: { [key]: stats } }));
+    const { names: statNames, values, extra, steps: order } = joinRows(answer);
+    yield { zone, rows: { count: order.length, key, names: statNames, values, extra, coords: (row) => coords(order[row] as number) } };
   }
-}
-
-/** A zone's rows in step order (groups hold consecutive chunks, but with two iterated dimensions their steps interleave). */
-function* rowsOf(packed: readonly PackedRows[], row: (step: number, stats: BandStats) => ZoneOutcome): Generator<ZoneOutcome> {
-  let last = -1;
-  const ordered = packed.every((p) =>
-    p.steps.every((s) => {
-      if (s < 0) return true;
-      const up = s > last;
-      last = s;
-      return up;
-    }),
-  );
-  if (ordered) {
-    for (const p of packed) for (const { step, stats } of unpackRows(p)) yield row(step, stats);
-    return;
-  }
-  const all = packed.flatMap((p) => [...unpackRows(p)]).sort((a, b) => a.step - b.step);
-  for (const { step, stats } of all) yield row(step, stats);
 }
 
 /** The engine's cube work: a unit is a group of steps, answered by the raster use case for every zone. */

@@ -52,7 +52,31 @@ export interface ZoneOutcome {
   error?: ZoneError;
   /** The error itself (its extras: limits, paths), for an answer of one zone that is the request's problem. */
   cause?: unknown;
+  /** Never: packed rows are a ZoneRows, which a consumer of outcomes takes row by row (zonal/rows.ts). */
+  rows?: never;
 }
+
+/**
+ * Many rows of one zone at once, packed (a cube's zone: a row per step): row i is the outcome
+ * `{zone, coords: coords(i), statistics: {[key]: {names[k]: values[i · names.length + k]}}}`, a NaN value
+ * being null and `extra[i]` holding the values that are not numbers. A format writes them without an
+ * object per row (formats/ndjson.ts); the others take them row by row (zonal/rows.ts eachRow).
+ */
+export interface ZoneRows {
+  zone: ZoneInput;
+  rows: {
+    count: number;
+    key: string;
+    names: readonly string[];
+    values: Float64Array;
+    extra: readonly (Record<string, unknown> | null)[] | null;
+    /** The row's coordinates: the same object for one step in every zone (formats cache its text). */
+    coords(row: number): Record<string, string | number>;
+  };
+}
+
+/** What a use case answers: an outcome, or a zone's many rows at once. */
+export type Answered = ZoneOutcome | ZoneRows;
 
 /** A raster question without its source: what to answer of each zone. */
 interface RasterOptions {

@@ -1,0 +1,85 @@
+/**
+ * A zone's packed rows (ZoneRows: a cube's zone × steps) in every format: NDJSON writes them without an
+ * object per row, the other formats row by row. Each format's text must be the text of the same rows given
+ * as one outcome each, and the NDJSON lines must be the JSON written here by hand: nulls for NaN and the
+ * infinities, values that are not numbers kept, a dimension named like a line's own member in its place.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Answered, ZoneOutcome, ZoneRows } from '../../src/zonal/model.ts';
+import { FORMATS, formatNamed, type FormatOptions } from '../../src/formats/index.ts';
+import { eachRow } from '../../src/zonal/rows.ts';
+
+const ZONE = { index: 3, id: 'z"3', properties: { name: 'Zone é' }, geometry: null };
+const STEPS = [{ time: '2021-01-01T00:00:00Z' }, { time: '2021-01-01T01:00:00Z' }, { time: '2021-01-01T02:00:00Z' }];
+const NAN = Number.NaN;
+
+function rowsOf(coords: Record<string, string | number>[], extra: ZoneRows['rows']['extra'] = null): ZoneRows {
+  return {
+    zone: ZONE,
+    rows: {
+      count: coords.length,
+      key: 't2m',
+      names: ['mean', 'count', 'histogram'],
+      // row 0: plain numbers; row 1: NaN (null) and an infinity (null, as JSON.stringify writes it); row 2: -0 and a tiny number.
+      values: new Float64Array([281.45600000000002, 12.5, NAN, NAN, Infinity, NAN, -0, 1e-7, NAN]),
+      extra,
+      coords: (i) => coords[i] as Record<string, string | number>,
+    },
+  };
+}
+
+async function text(format: string, answers: Answered[]): Promise<string> {
+  const options: FormatOptions = { keyName: 'variable', includeGeometry: false };
+  async function* given(): AsyncGenerator<Answered> {
+    yield* answers;
+  }
+  const pieces: (string | Uint8Array)[] = [];
+  for await (const p of (formatNamed(format) as (typeof FORMATS)[number]).write(given(), options)) pieces.push(p);
+  return pieces.map((p) => (typeof p === 'string' ? p : Buffer.from(p).toString('base64'))).join('');
+}
+
+async function expanded(answers: Answered[]): Promise<ZoneOutcome[]> {
+  async function* given(): AsyncGenerator<Answered> {
+    yield* answers;
+  }
+  const out: ZoneOutcome[] = [];
+  for await (const o of eachRow(given())) out.push(o);
+  return out;
+}
+
+describe('packed rows (a cube zone × steps)', () => {
+  const extra = [null, { histogram: [1, 2] }, null];
+
+  it('NDJSON: each row the line written by hand', async () => {
+    const lines = (await text('ndjson', [rowsOf(STEPS, extra)])).split('\n');
+    expect(lines).toEqual([
+      '{"index":3,"id":"z\\"3","properties":{"name":"Zone é"},"time":"2021-01-01T00:00:00Z","statistics":{"t2m":{"mean":281.456,"count":12.5,"histogram":null}}}',
+      '{"index":3,"id":"z\\"3","properties":{"name":"Zone é"},"time":"2021-01-01T01:00:00Z","statistics":{"t2m":{"mean":null,"count":null,"histogram":[1,2]}}}',
+      '{"index":3,"id":"z\\"3","properties":{"name":"Zone é"},"time":"2021-01-01T02:00:00Z","statistics":{"t2m":{"mean":0,"count":1e-7,"histogram":null}}}',
+      '',
+    ]);
+  });
+
+  it('a dimension named like a member of the line takes its place, as for one outcome a row', async () => {
+    const odd = STEPS.map((s, i) => ({ ...s, index: i * 10 }));
+    const rows = rowsOf(odd);
+    const one = await text('ndjson', await expanded([rows]));
+    expect(await text('ndjson', [rows])).toBe(one);
+    expect(JSON.parse(one.split('\n')[1] as string)).toMatchObject({ index: 10, id: 'z"3', time: '2021-01-01T01:00:00Z' });
+  });
+
+  it('every format writes the same text as for the rows given one by one', async () => {
+    const rows = rowsOf(STEPS, extra);
+    const error: ZoneOutcome = { zone: { ...ZONE, index: 4 }, coords: null, error: { status: 422, code: 'invalid_geometry', detail: 'no' } };
+    for (const f of FORMATS) {
+      expect(await text(f.name, [rows, error]), f.name).toBe(await text(f.name, [...(await expanded([rows])), error]));
+    }
+  });
+
+  it('row by row: each row its zone, coordinates and statistics', async () => {
+    const out = await expanded([rowsOf(STEPS, extra)]);
+    expect(out).toHaveLength(3);
+    expect(out[1]).toEqual({ zone: ZONE, coords: STEPS[1], statistics: { t2m: { mean: null, count: Infinity, histogram: [1, 2] } } });
+    expect(out[2]?.statistics?.['t2m']?.['mean']).toBe(-0);
+  });
+});
