@@ -14,17 +14,20 @@ export function mergePartials(
   missing: number[][];
   dataAreaM2: number[];
   zoneAreaM2: number;
-  classAreas: Map<number, number>[];
+  /** Per band, the class areas (absent: no class counted). */
+  classAreas: (Map<number, number> | undefined)[];
   masked: number[];
 } {
   const accs = Array.from({ length: options.bandCount }, () =>
     createAccumulator({ names: options.names, weighted: options.weighted, keepValues: options.keepValues }),
   );
-  // The further channels' accumulators of each band (FoldTask.channels).
-  const more = accs.map(() => (options.channels ?? []).map((c) => createAccumulator({ names: c.names, weighted: c.weighted })));
-  const missing = accs.map(() => (options.channels ?? []).map(() => 0));
+  // The further channels' accumulators of each band (FoldTask.channels); without channels, one shared empty
+  // list (a cube merges ~1M zone × step answers: a list and a map a band were most of their garbage).
+  const channels = options.channels ?? [];
+  const more = accs.map(() => (channels.length === 0 ? NONE : channels.map((c) => createAccumulator({ names: c.names, weighted: c.weighted }))));
+  const missing = accs.map(() => (channels.length === 0 ? NO_COUNTS : channels.map(() => 0)));
   const dataAreaM2 = accs.map(() => 0);
-  const classAreas = accs.map(() => new Map<number, number>());
+  const classAreas: Map<number, number>[] = [];
   const masked = accs.map(() => 0);
   let zoneAreaM2 = 0;
   for (const bands of partials) {
@@ -39,9 +42,15 @@ export function mergePartials(
       band.more?.forEach((m, k) => mergeSnapshot(more[b]?.[k] as StatsAccumulator, m));
       band.missing?.forEach((n, k) => ((missing[b] as number[])[k] = ((missing[b] as number[])[k] as number) + n));
       dataAreaM2[b] = (dataAreaM2[b] as number) + band.dataAreaM2;
-      const into = classAreas[b] as Map<number, number>;
-      band.classAreas?.values.forEach((v, k) => into.set(v, (into.get(v) ?? 0) + (band.classAreas?.areas[k] as number)));
+      if (band.classAreas !== undefined) {
+        const into = (classAreas[b] ??= new Map<number, number>());
+        band.classAreas.values.forEach((v, k) => into.set(v, (into.get(v) ?? 0) + (band.classAreas?.areas[k] as number)));
+      }
     });
   }
   return { accs, more, missing, dataAreaM2, zoneAreaM2, classAreas, masked };
 }
+
+/** Shared and frozen: a band's channels are merged into only when the task has channels (a write here would throw). */
+const NONE = Object.freeze([]) as unknown as StatsAccumulator[];
+const NO_COUNTS = Object.freeze([]) as unknown as number[];

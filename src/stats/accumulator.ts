@@ -14,10 +14,11 @@
  *   nodata are exact in unweighted mode. sum, mean, std and weighted count are compensated / stable
  *   and agree across orders and merges to within a few ulps.
  */
-import { type ResultContext, type Runs, type StatState, type StatValue } from './catalogue.ts';
+import { type ResultContext, type StatState, type StatValue } from './catalogue.ts';
 import { needsOf, planOf, type ResultPlan, type StatName } from './names.ts';
 import { Frequencies } from './frequencies.ts';
 import { CellList, type CellArrays } from './cells.ts';
+import { ResultState } from './result-state.ts';
 
 export type { ResultContext };
 /** The requested statistics by name. */
@@ -308,10 +309,7 @@ class Accumulator implements StatsAccumulator {
     const { stats, distinct } = (this.plan ??= planOf(this.names));
     const weight = this.wSum + this.wComp;
     const empty = this.items === 0;
-    const weighted = this.weighted;
-    const values = (): Frequencies => this.values;
-    let runs: Runs | null | undefined;
-    const state: StatState = {
+    const state = new ResultState(this, distinct, {
       empty,
       count: this.countItems ? this.items : empty ? 0 : weight,
       weight,
@@ -320,24 +318,28 @@ class Accumulator implements StatsAccumulator {
       min: this.min,
       max: this.max,
       nodata: this.nodata + this.nodataComp,
-      quantile: (q) => (empty ? null : values().quantile(q, false, weighted)),
-      median: () => (empty ? null : values().quantile(50, true, weighted)),
-      runs: () => (runs ??= empty || !this.keepValues ? null : values().runs(distinct)),
-      cells: () => this.cells?.inOrder() ?? { ids: [], values: [], weights: [] },
       minCell: empty ? -1 : this.minCell,
       maxCell: empty ? -1 : this.maxCell,
-      walk: (visit) => {
-        if (empty || !this.keepValues) return;
-        values().walkRuns((v, w) => {
-          visit(v, w);
-          return true;
-        });
-      },
-    };
+    });
     const out: StatsResult = {};
     // A name no declaration spells (never one parseStatNames let through) answers null.
     for (const { name, stat } of stats) out[stat?.key ?? name] = stat === null ? null : stat.declaration.result(state, stat.args, context);
     return out;
+  }
+
+  /** @internal The kept values' store (made on first use), for a result's state. */
+  frequencies(): Frequencies {
+    return this.values;
+  }
+
+  /** @internal Whether values are kept. */
+  keeps(): boolean {
+    return this.keepValues;
+  }
+
+  /** @internal The counted cells in cell-id order, for a result's state. */
+  cellsInOrder(): ReturnType<StatState['cells']> {
+    return this.cells?.inOrder() ?? { ids: [], values: [], weights: [] };
   }
 }
 

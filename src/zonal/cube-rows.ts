@@ -3,7 +3,7 @@
  * may be a million rows): the numbers of every step in one Float64Array (null as NaN: a statistic is never
  * NaN), the rare values that are not numbers (histograms, quantile lists, class maps) beside them.
  */
-import type { StatsResponse } from './model.ts';
+import type { BandStats, StatsResponse } from './model.ts';
 
 export interface PackedRows {
   /** The answer's keys, in its order (the same for every step: one question). */
@@ -16,26 +16,39 @@ export interface PackedRows {
   steps: number[];
 }
 
+const bandKeys: string[] = [];
+/** `band_<b + 1>`, made once. */
+const bandKey = (b: number): string => (bandKeys[b] ??= `band_${b + 1}`);
+
 /** The group's `band_<k>` answers (k = 1 … steps.length) of one zone, packed. */
 export function packRows(statistics: StatsResponse, steps: readonly number[]): PackedRows {
-  const first = Object.values(statistics)[0];
-  const keys = first ? Object.keys(first) : [];
-  const values = new Float64Array(steps.length * keys.length).fill(Number.NaN);
+  let keys: string[] = [];
+  for (const band in statistics) {
+    keys = Object.keys(statistics[band] as BandStats);
+    break;
+  }
+  const n = keys.length;
+  const values = new Float64Array(steps.length * n).fill(Number.NaN);
   let extra: (Record<string, unknown> | null)[] | null = null;
-  const present = steps.map((step, b) => {
-    const stats = statistics[`band_${b + 1}`];
-    if (!stats) return -1;
-    keys.forEach((key, k) => {
+  const present = new Array<number>(steps.length);
+  for (let b = 0; b < steps.length; b++) {
+    const stats = statistics[bandKey(b)];
+    present[b] = stats ? (steps[b] as number) : -1;
+    if (!stats) continue;
+    // Every band has the keys in one order (one question): walked in it, each found at its place.
+    let k = 0;
+    for (const key in stats) {
+      const at = key === keys[k] ? k : keys.indexOf(key);
+      k++;
+      if (at < 0) continue;
       const v = stats[key];
-      if (typeof v === 'number') values[b * keys.length + k] = v;
+      if (typeof v === 'number') values[b * n + at] = v;
       else if (v !== null && v !== undefined) {
         extra ??= steps.map(() => null);
-        const row = (extra[b] ??= {});
-        row[key] = v;
+        (extra[b] ??= {})[key] = v;
       }
-    });
-    return step;
-  });
+    }
+  }
   return { keys, values, extra, steps: present };
 }
 

@@ -95,7 +95,7 @@ function answerZone(ctx: RasterContext, z: Exclude<PlannedZone, { error: unknown
     const extra: Record<string, unknown> = {};
     if (ctx.masked) extra['masked'] = masked[k] ?? 0;
     if (ctx.histogram) extra['histogram'] = histogramOf(ctx.histogram, acc);
-    if (ctx.categorical) extra['classes'] = classesOf(acc, classAreas[k] as Map<number, number>, classes);
+    if (ctx.categorical) extra['classes'] = classesOf(acc, classAreas[k] ?? new Map<number, number>(), classes);
     // A weighted channel that counted a pixel without a weight answers null (exactextract: NaN).
     const channel = (m: (typeof more)[number][number], c: number) => {
       const stats = bandStats(m, aoiAreaM2, 0, { context }) as Record<string, unknown>;
