@@ -35,41 +35,79 @@ export function packBands(bands: BandPartial[]): BandPartial[] | PackedBands {
   const first = bands[0]?.acc;
   if (first === undefined || bands.length < 2 || !bands.every((b) => plain(b, first))) return bands;
   const values = new Float64Array(bands.length * FIELDS);
-  bands.forEach(({ acc: a, dataAreaM2 }, b) => {
-    values.set(
-      [a.items, a.wSum, a.wComp, a.vSum, a.vComp, a.shift, a.mean, a.m2, a.min, a.max, a.nodata, a.nodataComp, a.minCell ?? -1, a.maxCell ?? -1, dataAreaM2],
-      b * FIELDS,
-    );
-  });
+  for (let b = 0; b < bands.length; b++) {
+    const { acc: a, dataAreaM2 } = bands[b] as BandPartial;
+    const o = b * FIELDS;
+    values[o] = a.items;
+    values[o + 1] = a.wSum;
+    values[o + 2] = a.wComp;
+    values[o + 3] = a.vSum;
+    values[o + 4] = a.vComp;
+    values[o + 5] = a.shift;
+    values[o + 6] = a.mean;
+    values[o + 7] = a.m2;
+    values[o + 8] = a.min;
+    values[o + 9] = a.max;
+    values[o + 10] = a.nodata;
+    values[o + 11] = a.nodataComp;
+    values[o + 12] = a.minCell ?? -1;
+    values[o + 13] = a.maxCell ?? -1;
+    values[o + 14] = dataAreaM2;
+  }
   return { packed: { names: first.names, weighted: first.weighted, countItems: first.countItems, keep: first.keep ?? false }, values };
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** The one snapshot the packed bands are merged through, its numbers set per band (mergeSnapshot keeps nothing of it). */
+const scratch: Mutable<AccumulatorSnapshot> = {
+  version: 1,
+  names: [],
+  weighted: false,
+  countItems: false,
+  keep: false,
+  items: 0,
+  wSum: 0,
+  wComp: 0,
+  vSum: 0,
+  vComp: 0,
+  shift: 0,
+  mean: 0,
+  m2: 0,
+  min: 0,
+  max: 0,
+  nodata: 0,
+  nodataComp: 0,
+  minCell: -1,
+  maxCell: -1,
+  unitValues: EMPTY,
+  pairValues: EMPTY,
+  pairWeights: EMPTY,
+};
 
 /** Band `b` of packed partials merged into `acc`, as mergeSnapshot would merge the band's own snapshot; its data area. */
 export function mergePackedBand(acc: StatsAccumulator, bands: PackedBands, b: number): number {
   const v = bands.values;
   const o = b * FIELDS;
-  const at = (k: number): number => v[o + k] as number;
-  const snapshot: AccumulatorSnapshot = {
-    version: 1,
-    ...bands.packed,
-    items: at(0),
-    wSum: at(1),
-    wComp: at(2),
-    vSum: at(3),
-    vComp: at(4),
-    shift: at(5),
-    mean: at(6),
-    m2: at(7),
-    min: at(8),
-    max: at(9),
-    nodata: at(10),
-    nodataComp: at(11),
-    minCell: at(12),
-    maxCell: at(13),
-    unitValues: EMPTY,
-    pairValues: EMPTY,
-    pairWeights: EMPTY,
-  };
-  mergeSnapshot(acc, snapshot);
-  return at(14);
+  const s = scratch;
+  s.names = bands.packed.names;
+  s.weighted = bands.packed.weighted;
+  s.countItems = bands.packed.countItems;
+  s.keep = bands.packed.keep;
+  s.items = v[o] as number;
+  s.wSum = v[o + 1] as number;
+  s.wComp = v[o + 2] as number;
+  s.vSum = v[o + 3] as number;
+  s.vComp = v[o + 4] as number;
+  s.shift = v[o + 5] as number;
+  s.mean = v[o + 6] as number;
+  s.m2 = v[o + 7] as number;
+  s.min = v[o + 8] as number;
+  s.max = v[o + 9] as number;
+  s.nodata = v[o + 10] as number;
+  s.nodataComp = v[o + 11] as number;
+  s.minCell = v[o + 12] as number;
+  s.maxCell = v[o + 13] as number;
+  mergeSnapshot(acc, s);
+  return v[o + 14] as number;
 }
