@@ -309,18 +309,20 @@ class Accumulator implements StatsAccumulator {
     const { stats, distinct } = (this.plan ??= planOf(this.names));
     const weight = this.wSum + this.wComp;
     const empty = this.items === 0;
-    const state = new ResultState(this, distinct, {
+    const state = new ResultState(
+      this,
+      distinct,
       empty,
-      count: this.countItems ? this.items : empty ? 0 : weight,
+      this.countItems ? this.items : empty ? 0 : weight,
       weight,
-      sum: this.vSum + this.vComp,
-      m2: this.m2,
-      min: this.min,
-      max: this.max,
-      nodata: this.nodata + this.nodataComp,
-      minCell: empty ? -1 : this.minCell,
-      maxCell: empty ? -1 : this.maxCell,
-    });
+      this.vSum + this.vComp,
+      this.m2,
+      this.min,
+      this.max,
+      this.nodata + this.nodataComp,
+      empty ? -1 : this.minCell,
+      empty ? -1 : this.maxCell,
+    );
     const out: StatsResult = {};
     // A name no declaration spells (never one parseStatNames let through) answers null.
     for (const { name, stat } of stats) out[stat?.key ?? name] = stat === null ? null : stat.declaration.result(state, stat.args, context);

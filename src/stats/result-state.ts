@@ -18,39 +18,24 @@ export interface StateSource {
   cellsInOrder(): ReturnType<StatState['cells']>;
 }
 
-/** The numbers a result reads, taken once. */
-type StateNumbers = Pick<StatState, 'empty' | 'count' | 'weight' | 'sum' | 'm2' | 'min' | 'max' | 'nodata' | 'minCell' | 'maxCell'>;
-
-/** An accumulator's state as the declarations read it: one object a result (a cube's answer takes ~1M results; six closures each were its garbage). */
+/** An accumulator's state as the declarations read it: its numbers, taken once, and its kept values and cells on demand. */
 export class ResultState implements StatState {
-  readonly empty: boolean;
-  readonly count: number;
-  readonly weight: number;
-  readonly sum: number;
-  readonly m2: number;
-  readonly min: number;
-  readonly max: number;
-  readonly nodata: number;
-  readonly minCell: number;
-  readonly maxCell: number;
   private memo: Runs | null | undefined;
 
   constructor(
     private readonly acc: StateSource,
     private readonly distinct: ResultPlan['distinct'],
-    n: StateNumbers,
-  ) {
-    this.empty = n.empty;
-    this.count = n.count;
-    this.weight = n.weight;
-    this.sum = n.sum;
-    this.m2 = n.m2;
-    this.min = n.min;
-    this.max = n.max;
-    this.nodata = n.nodata;
-    this.minCell = n.minCell;
-    this.maxCell = n.maxCell;
-  }
+    readonly empty: boolean,
+    readonly count: number,
+    readonly weight: number,
+    readonly sum: number,
+    readonly m2: number,
+    readonly min: number,
+    readonly max: number,
+    readonly nodata: number,
+    readonly minCell: number,
+    readonly maxCell: number,
+  ) {}
 
   quantile(q: number): number | null {
     return this.empty ? null : this.acc.frequencies().quantile(q, false, this.acc.weighted);
