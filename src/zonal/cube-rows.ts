@@ -1,92 +1,91 @@
 /**
- * A zone's rows of one group of steps, held compactly until the zone's last group is in (a cube's answer
- * may be a million rows): the numbers of every step in one Float64Array (null as NaN: a statistic is never
- * NaN), the rare values that are not numbers (histograms, quantile lists, class maps) beside them.
+ * A zone's rows, held compactly until its last group of steps is in (a cube's answer may be a million rows):
+ * one Float64Array a zone, row i holding step i's numbers (steps are in axis order, so rows need no sorting;
+ * null as NaN: a statistic is never NaN), written as each group comes in; the rare values that are not
+ * numbers (histograms, quantile lists, class maps) beside them. One allocation a zone: small arrays a zone and
+ * group were garbage the heap held in proportion to the steps.
  */
 import type { BandStats, StatsResponse } from './model.ts';
 
-export interface PackedRows {
-  /** The answer's keys, in its order (the same for every step: one question). */
-  keys: string[];
-  /** Per step (row-major), per key: the number, NaN for null or for a value kept in `extra`. */
+export interface ZoneTable {
+  /** The answer's keys, in its order (the same for every step: one question); empty until a group has some. */
+  names: string[];
+  /** Per step (row-major), per name: the number, NaN for null or for a value kept in `extra`. */
   values: Float64Array;
-  /** Per step, the values that are not numbers or null, by key; null when there are none. */
-  extra: (Record<string, unknown> | null)[] | null;
-  /** Per step, its index among the request's steps; -1: the step had no answer. */
-  steps: number[];
+  /** Per step: 1 when it has an answer. */
+  present: Uint8Array;
+  /** By step, the values that are not numbers or null, by name. */
+  extra: Map<number, Record<string, unknown>> | null;
 }
 
 const bandKeys: string[] = [];
 /** `band_<b + 1>`, made once. */
 const bandKey = (b: number): string => (bandKeys[b] ??= `band_${b + 1}`);
 
-/** The group's `band_<k>` answers (k = 1 … steps.length) of one zone, packed. */
-export function packRows(statistics: StatsResponse, steps: readonly number[]): PackedRows {
-  let keys: string[] = [];
-  for (const band in statistics) {
-    keys = Object.keys(statistics[band] as BandStats);
-    break;
+/** The names of a group's answers: its first band's keys. */
+function namesOf(statistics: StatsResponse): string[] {
+  for (const band in statistics) return Object.keys(statistics[band] as BandStats);
+  return [];
+}
+
+/**
+ * Writes a group's `band_<k>` answers (k = 1 … steps.length, band k being step `steps[k − 1]` of `total`) of
+ * one zone into its table, made on the first group that has statistics.
+ */
+export function writeGroup(table: ZoneTable | undefined, statistics: StatsResponse, steps: readonly number[], total: number): ZoneTable | undefined {
+  let t = table;
+  if (t === undefined || t.names.length === 0) {
+    const names = namesOf(statistics);
+    if (names.length === 0 && t !== undefined) return t;
+    t = { names, values: new Float64Array(total * names.length).fill(Number.NaN), present: t?.present ?? new Uint8Array(total), extra: t?.extra ?? null };
   }
-  const n = keys.length;
-  const values = new Float64Array(steps.length * n).fill(Number.NaN);
-  let extra: (Record<string, unknown> | null)[] | null = null;
-  const present = new Array<number>(steps.length);
+  const { names, values, present } = t;
+  const n = names.length;
   for (let b = 0; b < steps.length; b++) {
     const stats = statistics[bandKey(b)];
-    present[b] = stats ? (steps[b] as number) : -1;
     if (!stats) continue;
+    const row = steps[b] as number;
+    present[row] = 1;
     // Every band has the keys in one order (one question): walked in it, each found at its place.
     let k = 0;
     for (const key in stats) {
-      const at = key === keys[k] ? k : keys.indexOf(key);
+      const at = key === names[k] ? k : names.indexOf(key);
       k++;
       if (at < 0) continue;
       const v = stats[key];
-      if (typeof v === 'number') values[b * n + at] = v;
+      if (typeof v === 'number') values[row * n + at] = v;
       else if (v !== null && v !== undefined) {
-        extra ??= steps.map(() => null);
-        (extra[b] ??= {})[key] = v;
+        t.extra ??= new Map();
+        const more = t.extra.get(row) ?? {};
+        more[key] = v;
+        t.extra.set(row, more);
       }
     }
   }
-  return { keys, values, extra, steps: present };
+  return t;
 }
 
-/** A zone's rows of every group, in step order: one table (groups hold consecutive chunks, but with two iterated dimensions their steps interleave). */
-export function joinRows(packed: readonly PackedRows[]): {
+/** The table's rows that have an answer, in step order: the numbers, the other values, each row's step. */
+export function rowsOfTable(t: ZoneTable | undefined): {
   names: string[];
   values: Float64Array;
   extra: (Record<string, unknown> | null)[] | null;
   steps: Int32Array;
 } {
-  const names = packed.find((p) => p.keys.length > 0)?.keys ?? [];
-  const at: { p: number; b: number; step: number }[] = [];
-  let ordered = true;
-  packed.forEach((p, i) =>
-    p.steps.forEach((step, b) => {
-      if (step < 0) return;
-      if (at.length > 0 && step <= (at[at.length - 1] as { step: number }).step) ordered = false;
-      at.push({ p: i, b, step });
-    }),
-  );
-  if (!ordered) at.sort((x, y) => x.step - y.step);
+  if (t === undefined) return { names: [], values: new Float64Array(0), extra: null, steps: new Int32Array(0) };
+  const { names, present } = t;
   const n = names.length;
-  const values = new Float64Array(at.length * n);
-  const steps = new Int32Array(at.length);
-  let extra: (Record<string, unknown> | null)[] | null = null;
-  // Each group's column of each name (one question: the same keys, in the same order, unless a group had none).
-  const columns = packed.map((p) => (p.keys.join() === names.join() ? null : names.map((name) => p.keys.indexOf(name))));
-  at.forEach(({ p, b, step }, row) => {
-    const group = packed[p] as PackedRows;
-    const width = group.keys.length;
-    const cols = columns[p];
-    for (let k = 0; k < n; k++) {
-      const c = cols === null || cols === undefined ? k : (cols[k] as number);
-      values[row * n + k] = c < 0 ? Number.NaN : (group.values[b * width + c] as number);
-    }
-    const more = group.extra?.[b] ?? null;
-    if (more !== null) (extra ??= at.map(() => null))[row] = more;
-    steps[row] = step;
-  });
+  let count = 0;
+  for (let i = 0; i < present.length; i++) count += present[i] as number;
+  const steps = new Int32Array(count);
+  // Every step answered (the usual case): the table as it is; else the answered rows moved up.
+  const values = count === present.length ? t.values : new Float64Array(count * n);
+  let row = 0;
+  for (let i = 0; i < present.length; i++) {
+    if (present[i] === 0) continue;
+    if (values !== t.values) values.set(t.values.subarray(i * n, (i + 1) * n), row * n);
+    steps[row++] = i;
+  }
+  const extra = t.extra === null ? null : Array.from(steps, (s) => t.extra?.get(s) ?? null);
   return { names, values, extra, steps };
 }

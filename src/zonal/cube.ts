@@ -19,7 +19,7 @@ import { answerZones, type Planned, type Work } from './engine.ts';
 import { Slots } from './slots.ts';
 import { parseZones, zoneError } from './zones.ts';
 import type { Answered, CubeQuery, RasterQuery, Zone } from './model.ts';
-import { joinRows, packRows, type PackedRows } from './cube-rows.ts';
+import { rowsOfTable, writeGroup, type ZoneTable } from './cube-rows.ts';
 
 /** Groups answered at once (their chunk reads overlap other groups' decoding), sharing the task slots. */
 const GROUPS_IN_FLIGHT = 3;
@@ -116,7 +116,8 @@ function groupsOf(cube: Cube, steps: readonly Step[]): { group: StepGroup; steps
   return groups;
 }
 
-type GroupAnswer = PackedRows | { error: unknown };
+/** A group's result for a zone: its problem, or null (its rows went into the zone's table). */
+type GroupAnswer = { error: unknown } | null;
 
 /** Whether two variables lie on one grid, CRS, chunking and steps (an expression reads them chunk by chunk together). */
 function sameLayout(a: Cube, b: Cube): boolean {
@@ -199,13 +200,13 @@ export async function* cubeOutcomes(q: CubeQuery, zones: readonly Zone[], deps: 
   let z = 0;
   for await (const answer of answerZones(planned, cubeWork(raster, cubes, names, groups, zones, aois, deps))) {
     const zone = zones[z++] as Zone;
-    if ('error' in answer) {
+    if (answer !== undefined && 'error' in answer) {
       const error = zoneError(answer.error);
       if (error === null) throw answer.error;
       yield { zone, coords: null, error, cause: answer.error };
       continue;
     }
-    const { names: statNames, values, extra, steps: order } = joinRows(answer);
+    const { names: statNames, values, extra, steps: order } = rowsOfTable(answer);
     yield { zone, rows: { count: order.length, key, names: statNames, values, extra, coords: (row) => coords(order[row] as number) } };
   }
 }
@@ -219,9 +220,12 @@ function cubeWork(
   zones: readonly Zone[],
   aois: readonly (Aoi | { error: unknown })[],
   deps: RasterDeps,
-): Work<number, GroupAnswer, PackedRows[]> {
+): Work<number, GroupAnswer, ZoneTable | undefined> {
   const plans: PlanCache = new Map();
   const slots = new Slots(TASK_SLOTS_PER_WORKER * Math.max(1, deps.config.workers));
+  // Each zone's rows, written as its groups come in (every step lies in one group).
+  const tables: (ZoneTable | undefined)[] = [];
+  const total = groups.reduce((n, g) => n + g.steps.length, 0);
   return {
     id: (g) => g,
     compare: (a, b) => a - b,
@@ -230,27 +234,32 @@ function cubeWork(
       const { key: g, zones: members } = unit as { key: number; zones: number[] };
       const { group } = groups[g] as (typeof groups)[number];
       const { steps } = groups[g] as (typeof groups)[number];
-      const answers: GroupAnswer[] = [];
       const sources =
         raster.expression === undefined
           ? { reader: stepsReader(cubes[0] as Cube, group) }
           : { variables: cubes.map((c, v) => ({ name: names[v] as string, reader: stepsReader(c, group) })) };
       const options = { sources, keys: members.map(String), aois: members.map((m) => aois[m] as Aoi) };
       const bands = raster.expression === undefined ? { bands: group.bands.map((_, b) => b + 1) } : {};
+      const results: { zone: number; key: number; result: GroupAnswer }[] = [];
+      let k = 0;
       for await (const a of rasterZones(
         { ...raster, ...bands },
         members.map((m) => zones[m] as Zone),
         { ...deps, plans, slots, areaLimit: false },
         options,
-      ))
-        answers.push('error' in a ? a : packRows(a.statistics, steps));
-      return members.map((zone, k) => ({ zone, key: g, result: answers[k] as GroupAnswer }));
+      )) {
+        const zone = members[k++] as number;
+        if (!('error' in a)) tables[zone] = writeGroup(tables[zone], a.statistics, steps, total);
+        results.push({ zone, key: g, result: 'error' in a ? a : null });
+      }
+      return results;
     },
-    answer: (_z, results) =>
-      results.map((r) => {
-        if ('error' in r) throw r.error;
-        return r;
-      }),
+    answer: (z, results) => {
+      for (const r of results) if (r !== null) throw r.error;
+      const table = tables[z];
+      tables[z] = undefined;
+      return table;
+    },
     ...(deps.signal ? { signal: deps.signal } : {}),
   };
 }
