@@ -24,10 +24,10 @@ export function bandStats(
   dataAreaM2: number,
   options: { context?: ResultContext; replace?: Record<string, number | null> } = {},
 ): BandStats {
-  const out: Record<string, unknown> = {};
-  const result = acc.result(options.context);
+  // The result object itself, cleaned in place (a copy a band was a cube's ~1M objects of garbage).
+  const out: Record<string, unknown> = acc.result(options.context);
   const { replace } = options;
-  for (const k in result) out[k] = clean(replace && k in replace ? replace[k] : result[k]);
+  for (const k in out) out[k] = clean(replace && k in replace ? replace[k] : out[k]);
   out['aoi_area'] = finite(aoiAreaM2);
   out['data_area'] = finite(dataAreaM2);
   return out as BandStats;
