@@ -77,16 +77,27 @@ interface CellList {
   area: Float64Array | null;
 }
 
-function cellsOf(cov: Coverage, row0: number, areas: PixelAreaRows | null): CellList {
-  const size = cov.cells ? cov.cells.length : cov.window.width * cov.window.height;
-  const list: CellList = {
+/** Cells a thread's kept list holds at most (~7 MB of arrays); a bigger coverage gets its own arrays. */
+const KEPT_CELLS = 1 << 18;
+let kept: CellList | null = null;
+
+/** The list's arrays: the thread's own, grown as needed (the list is read before foldZone returns, never kept). */
+function listFor(size: number, withArea: boolean): CellList {
+  const fresh = (n: number, area: boolean): CellList => ({
     n: 0,
-    w: new Float64Array(size),
-    r: new Int32Array(size),
-    c: new Int32Array(size),
-    tr: new Int32Array(size),
-    area: areas ? new Float64Array(size) : null,
-  };
+    w: new Float64Array(n),
+    r: new Int32Array(n),
+    c: new Int32Array(n),
+    tr: new Int32Array(n),
+    area: area ? new Float64Array(n) : null,
+  });
+  if (size > KEPT_CELLS) return fresh(size, withArea);
+  if (kept === null || kept.w.length < size) kept = fresh(Math.max(size, 4096), true);
+  return { ...kept, n: 0, area: withArea ? kept.area : null };
+}
+
+function cellsOf(cov: Coverage, row0: number, areas: PixelAreaRows | null): CellList {
+  const list = listFor(cov.cells ? cov.cells.length : cov.window.width * cov.window.height, areas !== null);
   const walk = new CellWalk(cov, row0, areas);
   while (walk.next()) {
     const k = list.n++;
