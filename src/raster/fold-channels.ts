@@ -99,6 +99,8 @@ export function channelsFor(task: FoldTask, zone: FoldZone, cov: Coverage, weigh
     return ok;
   };
   return {
+    /** No weighting of its own and no further channel: a cell goes into the main accumulator alone. */
+    plain: main === null && extra.length === 0,
     accumulators: (): ChannelSet => ({
       acc: createAccumulator({ names: task.names, weighted: main ? channelWeighted(main, zone.weighted) : zone.weighted, keepValues: task.keepValues }),
       more: extra.length === 0 ? null : extra.map((c) => createAccumulator({ names: c.names, weighted: channelWeighted(c.weighting, zone.weighted) })),

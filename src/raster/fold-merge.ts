@@ -54,3 +54,21 @@ export function mergePartials(
 /** Shared and frozen: a band's channels are merged into only when the task has channels (a write here would throw). */
 const NONE = Object.freeze([]) as unknown as StatsAccumulator[];
 const NO_COUNTS = Object.freeze([]) as unknown as number[];
+
+/**
+ * Band `b` of a zone's plain partials (no channel, class or mask; fold-types.ts) merged in block order into
+ * `acc` (made with the options they were folded with): the answer of one band without an accumulator a band.
+ * Its data area.
+ */
+export function mergeBand(acc: StatsAccumulator, partials: readonly (BandPartial[] | PackedBands)[], b: number): number {
+  let dataAreaM2 = 0;
+  for (const bands of partials) {
+    if ('packed' in bands) dataAreaM2 += mergePackedBand(acc, bands, b);
+    else {
+      const band = bands[b] as BandPartial;
+      mergeSnapshot(acc, band.acc);
+      dataAreaM2 += band.dataAreaM2;
+    }
+  }
+  return dataAreaM2;
+}

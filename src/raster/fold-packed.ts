@@ -5,11 +5,11 @@
  * accumulator's moments and a data area (no kept values, cells, channels, classes or masks: count, sum,
  * mean, min, max, std…) travel as FIELDS numbers a band in one Float64Array, and merge from it to the bit.
  */
-import { mergeSnapshot, type AccumulatorSnapshot, type StatsAccumulator } from '../stats/accumulator.ts';
+import { PACKED_FIELDS, type AccumulatorSnapshot, type StatsAccumulator } from '../stats/accumulator.ts';
+import { BAND_FIELDS } from './fold-plain.ts';
 import type { BandPartial, PackedBands } from './fold-types.ts';
 
-const FIELDS = 15;
-const EMPTY = new Float64Array(0);
+const FIELDS = BAND_FIELDS;
 
 /** Whether a band's partial is plain moments (nothing a packed band cannot say). */
 function plain(p: BandPartial, first: AccumulatorSnapshot): boolean {
@@ -57,60 +57,8 @@ export function packBands(bands: BandPartial[]): BandPartial[] | PackedBands {
   return { packed: { names: first.names, weighted: first.weighted, countItems: first.countItems, keep: first.keep ?? false }, values };
 }
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-/** The one snapshot the packed bands are merged through, its numbers set per band (mergeSnapshot keeps nothing of it). */
-const scratch: Mutable<AccumulatorSnapshot> = {
-  version: 1,
-  names: [],
-  weighted: false,
-  countItems: false,
-  keep: false,
-  items: 0,
-  wSum: 0,
-  wComp: 0,
-  vSum: 0,
-  vComp: 0,
-  shift: 0,
-  mean: 0,
-  m2: 0,
-  min: 0,
-  max: 0,
-  nodata: 0,
-  nodataComp: 0,
-  minCell: -1,
-  maxCell: -1,
-  unitValues: EMPTY,
-  pairValues: EMPTY,
-  pairWeights: EMPTY,
-};
-
-/**
- * Band `b` of packed partials merged into `acc`, as mergeSnapshot would merge the band's own snapshot; its data
- * area. The fields in packBands' order, written out both ways (a loop over key names was slower on ~1M bands).
- */
+/** Band `b` of packed partials merged into `acc` (made with the options they were folded with), as merging the band's snapshot would; its data area. */
 export function mergePackedBand(acc: StatsAccumulator, bands: PackedBands, b: number): number {
-  const v = bands.values;
-  const o = b * FIELDS;
-  const s = scratch;
-  s.names = bands.packed.names;
-  s.weighted = bands.packed.weighted;
-  s.countItems = bands.packed.countItems;
-  s.keep = bands.packed.keep;
-  s.items = v[o] as number;
-  s.wSum = v[o + 1] as number;
-  s.wComp = v[o + 2] as number;
-  s.vSum = v[o + 3] as number;
-  s.vComp = v[o + 4] as number;
-  s.shift = v[o + 5] as number;
-  s.mean = v[o + 6] as number;
-  s.m2 = v[o + 7] as number;
-  s.min = v[o + 8] as number;
-  s.max = v[o + 9] as number;
-  s.nodata = v[o + 10] as number;
-  s.nodataComp = v[o + 11] as number;
-  s.minCell = v[o + 12] as number;
-  s.maxCell = v[o + 13] as number;
-  mergeSnapshot(acc, s);
-  return v[o + 14] as number;
+  acc.mergePacked(bands.values, b * BAND_FIELDS);
+  return bands.values[b * BAND_FIELDS + PACKED_FIELDS] as number;
 }

@@ -19,8 +19,11 @@ import { needsOf, planOf, type ResultPlan, type StatName } from './names.ts';
 import { Frequencies } from './frequencies.ts';
 import { CellList, type CellArrays } from './cells.ts';
 import { ResultState } from './result-state.ts';
+import { Moments, PACKED_FIELDS } from './moments.ts';
 
 export type { ResultContext };
+
+export { PACKED_FIELDS };
 /** The requested statistics by name. */
 export type StatsResult = Record<string, StatValue>;
 
@@ -79,6 +82,8 @@ export interface AccumulatorSnapshot {
 }
 
 export interface StatsAccumulator {
+  /** Weighted mode (AccumulatorOptions.weighted). */
+  readonly weighted: boolean;
   /**
    * Counts one valid value with its weight (coverage fraction or feature weight). Weights ≤ 0 (or NaN) are
    * ignored; `value` must not be NaN (validity is the caller's job). Allocation-free except when a value
@@ -88,6 +93,19 @@ export interface StatsAccumulator {
   add(value: number, weight: number, cell?: number, cellWeight?: number): void;
   /** Counts one nodata / masked cell inside the AOI (its weight in weighted mode, else 1); weights ≤ 0 ignored. */
   addNodata(weight: number): void;
+  /**
+   * `add(values[k], weights[k], cells[k])` for each k < n, a NaN value counted as `addNodata(weights[k])`: the same
+   * numbers to the bit, faster (a cube's block folds each cell of a zone for 24 steps and more).
+   */
+  addRun(values: Float64Array, weights: Float64Array, cells: Int32Array, n: number): void;
+  /** Back to nothing counted, for another band (the kept values and cells let go, not cleared: results may hold them). */
+  reset(): void;
+  /** Whether the state is its numbers alone (no kept values, no cells): what writePacked / mergePacked carry. */
+  packs(): boolean;
+  /** Writes the state's numbers at `out[o …]` (PACKED_FIELDS of them). */
+  writePacked(out: Float64Array, o: number): void;
+  /** Folds numbers that writePacked wrote (an accumulator of the same options) into this one, as merge would. */
+  mergePacked(values: Float64Array, o: number): void;
   /** Folds another accumulator built with the same names and mode into this one (`other` is left unchanged). */
   merge(other: StatsAccumulator): void;
   /** Plain-data copy of the state, for a worker thread's postMessage. */
@@ -106,34 +124,10 @@ export interface StatsAccumulator {
   walkValues(visit: (value: number, weight: number) => boolean): void;
 }
 
-class Accumulator implements StatsAccumulator {
+class Accumulator extends Moments implements StatsAccumulator {
   readonly names: readonly StatName[];
-  readonly weighted: boolean;
   readonly countItems: boolean;
-  private readonly needMoments: boolean;
-  /** Welford's M2 only for `std`: the Σv·w of mean and sum does not need it (about a third of an add). */
-  private readonly needSpread: boolean;
   private readonly keepValues: boolean;
-
-  // Running state. Plain double fields measured ~2× faster on the hot path than one Float64Array of state.
-  /** Number of add calls with weight > 0. */
-  private items = 0;
-  /** Σw as a Neumaier pair (an exact integer count in unweighted mode, wComp then stays 0). */
-  private wSum = 0;
-  private wComp = 0;
-  /** Σ v·w as a Neumaier pair. */
-  private vSum = 0;
-  private vComp = 0;
-  /** The first value added: moments are of (v − shift), which keeps Welford accurate for data like 1e6 + noise. */
-  private shift = 0;
-  /** West's weighted Welford: running mean of (v − shift) and Σ w·(v − mean)². */
-  private mean = 0;
-  private m2 = 0;
-  private min = Infinity;
-  private max = -Infinity;
-  /** Nodata count / Σ weight as a Neumaier pair. */
-  private nodata = 0;
-  private nodataComp = 0;
 
   /** The kept values, made on first use: most keep none (a cube's answer merges one per zone and step). */
   private store: Frequencies | null = null;
@@ -141,19 +135,15 @@ class Accumulator implements StatsAccumulator {
 
   private readonly keepAnyway: boolean;
   /** The counted cells, when a statistic lists them. */
-  private readonly cells: CellList | null;
-  private minCell = -1;
-  private maxCell = -1;
+  private cells: CellList | null;
   /** Resolved on the first result (partials built in workers are merged, never asked). */
   private plan: ResultPlan | undefined;
 
   constructor(names: readonly StatName[], weighted: boolean, countItems: boolean, capacity: number, keep = false) {
-    this.names = names;
-    this.weighted = weighted;
-    this.countItems = countItems;
     const needs = needsOf(names);
-    this.needMoments = needs.moments;
-    this.needSpread = needs.spread;
+    super(weighted, needs.moments, needs.spread);
+    this.names = names;
+    this.countItems = countItems;
     this.keepAnyway = keep;
     this.keepValues = needs.values || keep;
     this.capacity = this.keepValues ? Math.max(0, Math.floor(capacity)) : 0;
@@ -209,13 +199,26 @@ class Accumulator implements StatsAccumulator {
     if (this.keepValues) this.values.add(value, w);
   }
 
-  addNodata(weight: number): void {
-    if (!(weight > 0)) return;
-    const w = this.weighted ? weight : 1;
-    const s = this.nodata;
-    const t = s + w;
-    this.nodataComp += s >= w ? s - t + w : w - t + s;
-    this.nodata = t;
+  addRun(values: Float64Array, weights: Float64Array, cells: Int32Array, n: number): void {
+    if (this.cells === null && !this.keepValues) {
+      this.addPlainRun(values, weights, cells, n);
+      return;
+    }
+    for (let k = 0; k < n; k++) {
+      const v = values[k] as number;
+      if (v !== v) this.addNodata(weights[k] as number);
+      else this.add(v, weights[k] as number, cells[k] as number);
+    }
+  }
+
+  reset(): void {
+    this.resetNumbers();
+    this.store = null;
+    if (this.cells !== null) this.cells = new CellList();
+  }
+
+  packs(): boolean {
+    return this.cells === null && !this.keepValues;
   }
 
   merge(other: StatsAccumulator): void {
@@ -262,31 +265,7 @@ class Accumulator implements StatsAccumulator {
     if (o.weighted !== this.weighted || o.countItems !== this.countItems || !sameNames(o.names, this.names) || (o.keep ?? false) !== this.keepAnyway) {
       throw new TypeError('merge: accumulators were created with different options');
     }
-    const wa = this.wSum + this.wComp;
-    const wb = o.wSum + o.wComp;
-    if (wb > 0) {
-      if (wa > 0) {
-        const w = wa + wb;
-        // Difference of the true means, each kept relative to its own shift.
-        const delta = o.shift - this.shift + (o.mean - this.mean);
-        this.mean += delta * (wb / w);
-        this.m2 += o.m2 + delta * delta * ((wa * wb) / w);
-      } else {
-        this.shift = o.shift;
-        this.mean = o.mean;
-        this.m2 = o.m2;
-      }
-    }
-    this.items += o.items;
-    [this.wSum, this.wComp] = addPair(this.wSum, this.wComp, o.wSum, o.wComp);
-    [this.vSum, this.vComp] = addPair(this.vSum, this.vComp, o.vSum, o.vComp);
-    [this.nodata, this.nodataComp] = addPair(this.nodata, this.nodataComp, o.nodata, o.nodataComp);
-    const [oMin, oMax] = [o.minCell ?? -1, o.maxCell ?? -1];
-    // Equal extremes: the cell first in cell-id order, whatever the merge order.
-    if (o.min < this.min || (o.min === this.min && oMin >= 0 && (this.minCell < 0 || oMin < this.minCell))) this.minCell = oMin;
-    if (o.max > this.max || (o.max === this.max && oMax >= 0 && (this.maxCell < 0 || oMax < this.maxCell))) this.maxCell = oMax;
-    if (o.min < this.min) this.min = o.min;
-    if (o.max > this.max) this.max = o.max;
+    this.mergeNumbers(o.items, o.wSum, o.wComp, o.vSum, o.vComp, o.shift, o.mean, o.m2, o.min, o.max, o.nodata, o.nodataComp, o.minCell ?? -1, o.maxCell ?? -1);
     if (o.cells && this.cells) this.cells.append(o.cells);
     if (o.unitValues.length > 0 || o.pairValues.length > 0) this.values.append(o.unitValues, o.pairValues, o.pairWeights);
   }
@@ -346,13 +325,6 @@ class Accumulator implements StatsAccumulator {
 }
 
 const sameNames = (a: readonly StatName[], b: readonly StatName[]): boolean => a === b || (a.length === b.length && a.every((n, i) => n === b[i]));
-
-/** Neumaier sum of two compensated pairs. */
-function addPair(s1: number, c1: number, s2: number, c2: number): [number, number] {
-  const t = s1 + s2;
-  const c = Math.abs(s1) >= Math.abs(s2) ? s1 - t + s2 : s2 - t + s1;
-  return [t, c1 + c2 + c];
-}
 
 /**
  * A fresh accumulator for `names` (validated by `parseStatNames`). Values are kept only when a statistic

@@ -11,8 +11,9 @@ import type { EncodedBlock } from '../raster/decode.ts';
 import type { ClassSource } from '../raster/fold-types.ts';
 import { blocksUnder, blockWindow, cellsUnder, type ZonePlan } from '../raster/plan.ts';
 import { admitted, decodedTiles, spanCovers, spanOf } from '../raster/decode.ts';
-import { mergePartials, type FoldPartial, type FoldResult, type FoldTask, type FoldZone } from '../raster/fold.ts';
+import { mergeBand, mergePartials, type FoldPartial, type FoldResult, type FoldTask, type FoldZone } from '../raster/fold.ts';
 import { classesOf, histogramOf } from '../stats/histogram.ts';
+import { createAccumulator } from '../stats/accumulator.ts';
 import { channelWeighted, isDefaultWeighting } from '../stats/weighting.ts';
 import { countFold, tally } from '../observe.ts';
 import { bandStats } from './respond.ts';
@@ -77,21 +78,25 @@ function answerZone(ctx: RasterContext, z: Exclude<PlannedZone, { error: unknown
     keepValues: keepsAll(ctx),
     channels: extra.map((c) => ({ names: c.names, weighted: channelWeighted(c.weighting, fractional) })),
   };
-  const { accs, more, missing, dataAreaM2, zoneAreaM2, classAreas, masked } = mergePartials(options, partials);
-  // A zone of a zones raster has no geometry: its area is that of the cells it covers.
-  const aoiAreaM2 = z.plan.selection.kind === 'zone' ? zoneAreaM2 : z.aoiAreaM2;
   // Cell ids are on the full-resolution grid (per-cell statistics are refused with approx_stats).
   const grid = (ctx.reader.info.levels[0] as RasterLevel).grid;
   const context = { cellCenter: (id: number) => toWorld(grid, (id % grid.width) + 0.5, Math.floor(id / grid.width) + 0.5) };
   const statistics: StatsResponse = {};
-  const plain = !ctx.masked && !ctx.histogram && !ctx.categorical && ctx.channels.length === 1;
+  if (!ctx.masked && !ctx.histogram && !ctx.categorical && ctx.channels.length === 1 && z.plan.selection.kind !== 'zone') {
+    // The plain answer (a cube's 48 steps a zone and group): one accumulator for every band, nothing to join.
+    const acc = createAccumulator(options);
+    ctx.outputs.forEach(({ key }, k) => {
+      if (k > 0) acc.reset();
+      const dataAreaM2 = mergeBand(acc, partials, k);
+      statistics[key] = bandStats(acc, z.aoiAreaM2, z.isArea ? dataAreaM2 : 0, { context });
+    });
+    return answered(z, statistics);
+  }
+  const { accs, more, missing, dataAreaM2, zoneAreaM2, classAreas, masked } = mergePartials(options, partials);
+  // A zone of a zones raster has no geometry: its area is that of the cells it covers.
+  const aoiAreaM2 = z.plan.selection.kind === 'zone' ? zoneAreaM2 : z.aoiAreaM2;
   ctx.outputs.forEach(({ key, classes }, k) => {
     const acc = accs[k] as (typeof accs)[number];
-    if (plain) {
-      // The plain answer (a cube's 48 steps a zone and group): no channel or extra to join to it.
-      statistics[key] = bandStats(acc, aoiAreaM2, z.isArea ? (dataAreaM2[k] ?? 0) : 0, { context });
-      return;
-    }
     const extra: Record<string, unknown> = {};
     if (ctx.masked) extra['masked'] = masked[k] ?? 0;
     if (ctx.histogram) extra['histogram'] = histogramOf(ctx.histogram, acc);
@@ -106,6 +111,10 @@ function answerZone(ctx: RasterContext, z: Exclude<PlannedZone, { error: unknown
     delete others['data_area'];
     statistics[key] = { ...bandStats(acc, aoiAreaM2, z.isArea ? (dataAreaM2[k] ?? 0) : 0, { context }), ...others, ...extra };
   });
+  return answered(z, statistics);
+}
+
+function answered(z: { plan: ZonePlan }, statistics: StatsResponse): { statistics: StatsResponse } {
   tally.pixels += z.plan.pixels;
   tally.zones += 1;
   return { statistics };

@@ -1,0 +1,73 @@
+/**
+ * The plain fold of a zone's cells on a block (raster/fold.ts): one accumulator with the request's own
+ * weighting, no further channel, class or kept value, every band (a cube's 24 steps and more) read as
+ * numbers and added cell after cell with `addRun`, the bands' states written packed (fold-packed.ts) rather
+ * than one accumulator and snapshot a band. The same numbers as adding cell by cell. Pure.
+ */
+import type { Coverage } from '../coverage/coverage.ts';
+import { PACKED_FIELDS, type StatsAccumulator } from '../stats/accumulator.ts';
+import type { CellList } from './fold-cells.ts';
+import type { DecodedBlock } from './decode.ts';
+import type { FoldBand, FoldTask, PackedBands } from './fold-types.ts';
+
+/** A packed band: the accumulator's numbers, then the band's data area. */
+export const BAND_FIELDS = PACKED_FIELDS + 1;
+
+/** CF's further nodata of a band, in raw (packed) units: its missing values and the values outside its valid range; null when none. */
+export function cfInvalid(band: FoldBand): ((raw: number) => boolean) | null {
+  const { also = [], validMin = -Infinity, validMax = Infinity } = band;
+  if (also.length === 0 && validMin === -Infinity && validMax === Infinity) return null;
+  return (raw) => raw < validMin || raw > validMax || also.includes(raw);
+}
+
+/** The thread's scratch: each cell's value of the current band, and its cell id. */
+let values = new Float64Array(4096);
+let cellIds = new Int32Array(4096);
+
+/**
+ * Every band of a block for one zone through `acc` (fresh, of the task's options), packed; null where the plain
+ * fold does not apply (a band of 64-bit integers, an accumulator that keeps values or cells, a single band).
+ */
+export function foldPlain(task: FoldTask, acc: StatsAccumulator, block: DecodedBlock, cov: Coverage, list: CellList): PackedBands | null {
+  const bands = block.bands;
+  if (task.bands.length < 2 || !acc.packs() || bands.some((s) => s?.isBig === true)) return null;
+  const { n, w: ws, r: rs, c: cs, tr: trs, area: as } = list;
+  if (values.length < n) {
+    values = new Float64Array(n);
+    cellIds = new Int32Array(n);
+  }
+  const cw = cov.window;
+  const width = task.format.levelWidth;
+  const { valid, maskStride } = block;
+  const col0 = block.window.col0;
+  for (let k = 0; k < n; k++) cellIds[k] = (cw.row0 + (rs[k] as number)) * width + cw.col0 + (cs[k] as number);
+  const fill = task.format.fill;
+  const out = new Float64Array(task.bands.length * BAND_FIELDS);
+  for (let b = 0; b < task.bands.length; b++) {
+    const { nodata, nodata64 = null, scale, offset } = task.bands[b] as FoldBand;
+    const invalid = cfInvalid(task.bands[b] as FoldBand);
+    const samples = bands[b];
+    const arr = (samples?.values ?? undefined) as ArrayLike<number> | undefined;
+    const rowStride = samples?.rowStride ?? 0;
+    const step = samples?.step ?? 1;
+    const first = samples?.offset ?? 0;
+    // A sparse block's value everywhere: the fill, or nothing where 64-bit nodata says so.
+    const absent = nodata64 === null ? fill : Number.NaN;
+    let area = 0;
+    for (let k = 0; k < n; k++) {
+      const tr = trs[k] as number;
+      const tc = cw.col0 + (cs[k] as number) - col0;
+      let raw: number;
+      if (valid && valid[tr * maskStride + tc] === 0) raw = Number.NaN;
+      else raw = arr === undefined ? absent : (arr[tr * rowStride + tc * step + first] as number);
+      const value = raw !== raw || raw === nodata || (invalid !== null && invalid(raw)) ? Number.NaN : raw * scale + offset;
+      values[k] = value;
+      if (as !== null && value === value) area += (ws[k] as number) * (as[k] as number);
+    }
+    acc.reset();
+    acc.addRun(values, ws, cellIds, n);
+    acc.writePacked(out, b * BAND_FIELDS);
+    out[b * BAND_FIELDS + PACKED_FIELDS] = area;
+  }
+  return { packed: { names: task.names, weighted: acc.weighted, countItems: false, keep: false }, values: out };
+}
