@@ -88,6 +88,9 @@ function rowsText(z: ZoneRows, from: number, to: number): string {
   }
   const { open, names } = head;
   const n = names.length;
+  // Each column's last number and its text: counts and areas repeat from step to step.
+  const last = new Float64Array(n).fill(Number.NaN);
+  const lastText: string[] = names.map(() => 'null');
   let text = '';
   for (let i = from; i < to; i++) {
     const coords = r.coords(i);
@@ -100,7 +103,17 @@ function rowsText(z: ZoneRows, from: number, to: number): string {
     const more = r.extra?.[i] ?? null;
     for (let k = 0; k < n; k++) {
       const name = r.names[k] as string;
-      const value = more !== null && name in more ? JSON.stringify(more[name]) : numberText(r.values[i * n + k] as number);
+      let value: string;
+      if (more !== null && name in more) value = JSON.stringify(more[name]);
+      else {
+        const v = r.values[i * n + k] as number;
+        // Equal numbers have one text (0 and -0 both "0"; NaN is never equal, and writes null).
+        if (v !== last[k]) {
+          last[k] = v;
+          lastText[k] = numberText(v);
+        }
+        value = lastText[k] as string;
+      }
       line += `${names[k] as string}${value}`;
     }
     text += `${line}}}}\n`;

@@ -248,7 +248,7 @@ async function decodeZarrBlock(format: BlockFormat, z: ZarrLayout, block: Encode
         const start = d === yDim ? block.row0 : d === xDim ? block.col0 : (coords[d] as number) * size;
         return [start, Math.min(start + size, n)];
       });
-      return decodeZarrRegion(z.zarrFormat, z.docs, block.chunkKeys?.[p] ?? '', bytes === null ? null : new Uint8Array(bytes), region);
+      return decodeZarrRegion(z.zarrFormat, z.docs, block.chunkKeys?.[p] ?? '', bytes === null ? null : new Uint8Array(bytes), region, true);
     }),
   );
   if (times) {

@@ -116,7 +116,7 @@ export interface StatsAccumulator {
    * everything else null. Throws ZonalError `too_many_unique_values` when unique / freq_hist would list
    * more than 10,000 distinct values. The caller adds aoi_area and data_area.
    */
-  result(context?: ResultContext): StatsResult;
+  result(context?: ResultContext, into?: StatsResult): StatsResult;
   /**
    * Visits the distinct kept values in ascending order with their total weight (their count in unweighted
    * mode); stops when `visit` returns false. Nothing when values are not kept.
@@ -265,7 +265,22 @@ class Accumulator extends Moments implements StatsAccumulator {
     if (o.weighted !== this.weighted || o.countItems !== this.countItems || !sameNames(o.names, this.names) || (o.keep ?? false) !== this.keepAnyway) {
       throw new TypeError('merge: accumulators were created with different options');
     }
-    this.mergeNumbers(o.items, o.wSum, o.wComp, o.vSum, o.vComp, o.shift, o.mean, o.m2, o.min, o.max, o.nodata, o.nodataComp, o.minCell ?? -1, o.maxCell ?? -1);
+    const v = SNAPSHOT_NUMBERS;
+    v[0] = o.items;
+    v[1] = o.wSum;
+    v[2] = o.wComp;
+    v[3] = o.vSum;
+    v[4] = o.vComp;
+    v[5] = o.shift;
+    v[6] = o.mean;
+    v[7] = o.m2;
+    v[8] = o.min;
+    v[9] = o.max;
+    v[10] = o.nodata;
+    v[11] = o.nodataComp;
+    v[12] = o.minCell ?? -1;
+    v[13] = o.maxCell ?? -1;
+    this.mergePacked(v, 0);
     if (o.cells && this.cells) this.cells.append(o.cells);
     if (o.unitValues.length > 0 || o.pairValues.length > 0) this.values.append(o.unitValues, o.pairValues, o.pairWeights);
   }
@@ -284,7 +299,7 @@ class Accumulator extends Moments implements StatsAccumulator {
     return { ...view, names: this.names as StatName[], unitValues: own(view.unitValues), pairValues: own(view.pairValues), pairWeights: own(view.pairWeights) };
   }
 
-  result(context: ResultContext = {}): StatsResult {
+  result(context: ResultContext = {}, into?: StatsResult): StatsResult {
     const { stats, distinct } = (this.plan ??= planOf(this.names));
     const weight = this.wSum + this.wComp;
     const empty = this.items === 0;
@@ -302,7 +317,7 @@ class Accumulator extends Moments implements StatsAccumulator {
       empty ? -1 : this.minCell,
       empty ? -1 : this.maxCell,
     );
-    const out: StatsResult = {};
+    const out: StatsResult = into ?? {};
     // A name no declaration spells (never one parseStatNames let through) answers null.
     for (const { name, stat } of stats) out[stat?.key ?? name] = stat === null ? null : stat.declaration.result(state, stat.args, context);
     return out;
@@ -323,6 +338,9 @@ class Accumulator extends Moments implements StatsAccumulator {
     return this.cells?.inOrder() ?? { ids: [], values: [], weights: [] };
   }
 }
+
+/** A snapshot's numbers as writePacked lays them out, for mergePacked (one array, written for each merge). */
+const SNAPSHOT_NUMBERS = new Float64Array(PACKED_FIELDS);
 
 const sameNames = (a: readonly StatName[], b: readonly StatName[]): boolean => a === b || (a.length === b.length && a.every((n, i) => n === b[i]));
 

@@ -112,64 +112,26 @@ export class Moments {
   }
 
   /**
-   * Folds the numbers of a state written by `writePacked` at `values[o …]` into this one, as mergeState would
-   * fold that state's snapshot (the caller knows it was made with the same options, without kept values or cells).
+   * Folds the numbers of a state written by `writePacked` at `values[o …]` into this one (Chan's formula for
+   * the moments, Neumaier pairs added with their compensations), as mergeState folds a snapshot (the caller
+   * knows it was made with the same options, without kept values or cells). Read from the array, not passed as
+   * fourteen arguments: each would be a boxed number a merge.
    */
   mergePacked(values: Float64Array, o: number): void {
-    const v = values;
-    this.mergeNumbers(
-      v[o] as number,
-      v[o + 1] as number,
-      v[o + 2] as number,
-      v[o + 3] as number,
-      v[o + 4] as number,
-      v[o + 5] as number,
-      v[o + 6] as number,
-      v[o + 7] as number,
-      v[o + 8] as number,
-      v[o + 9] as number,
-      v[o + 10] as number,
-      v[o + 11] as number,
-      v[o + 12] as number,
-      v[o + 13] as number,
-    );
-  }
-
-  /** Writes the state's numbers at `out[o …]` (PACKED_FIELDS of them), for mergePacked. */
-  writePacked(out: Float64Array, o: number): void {
-    out[o] = this.items;
-    out[o + 1] = this.wSum;
-    out[o + 2] = this.wComp;
-    out[o + 3] = this.vSum;
-    out[o + 4] = this.vComp;
-    out[o + 5] = this.shift;
-    out[o + 6] = this.mean;
-    out[o + 7] = this.m2;
-    out[o + 8] = this.min;
-    out[o + 9] = this.max;
-    out[o + 10] = this.nodata;
-    out[o + 11] = this.nodataComp;
-    out[o + 12] = this.minCell;
-    out[o + 13] = this.maxCell;
-  }
-
-  /** The numbers of a state (Chan's formula; Neumaier pairs added with their compensations). */
-  protected mergeNumbers(
-    items: number,
-    wSum: number,
-    wComp: number,
-    vSum: number,
-    vComp: number,
-    shift: number,
-    mean: number,
-    m2: number,
-    min: number,
-    max: number,
-    nodata: number,
-    nodataComp: number,
-    minCell: number,
-    maxCell: number,
-  ): void {
+    const items = values[o] as number;
+    const wSum = values[o + 1] as number;
+    const wComp = values[o + 2] as number;
+    const vSum = values[o + 3] as number;
+    const vComp = values[o + 4] as number;
+    const shift = values[o + 5] as number;
+    const mean = values[o + 6] as number;
+    const m2 = values[o + 7] as number;
+    const min = values[o + 8] as number;
+    const max = values[o + 9] as number;
+    const nodata = values[o + 10] as number;
+    const nodataComp = values[o + 11] as number;
+    const minCell = values[o + 12] as number;
+    const maxCell = values[o + 13] as number;
     const wa = this.wSum + this.wComp;
     const wb = wSum + wComp;
     if (wb > 0) {
@@ -201,6 +163,24 @@ export class Moments {
     if (max > this.max || (max === this.max && maxCell >= 0 && (this.maxCell < 0 || maxCell < this.maxCell))) this.maxCell = maxCell;
     if (min < this.min) this.min = min;
     if (max > this.max) this.max = max;
+  }
+
+  /** Writes the state's numbers at `out[o …]` (PACKED_FIELDS of them), for mergePacked. */
+  writePacked(out: Float64Array, o: number): void {
+    out[o] = this.items;
+    out[o + 1] = this.wSum;
+    out[o + 2] = this.wComp;
+    out[o + 3] = this.vSum;
+    out[o + 4] = this.vComp;
+    out[o + 5] = this.shift;
+    out[o + 6] = this.mean;
+    out[o + 7] = this.m2;
+    out[o + 8] = this.min;
+    out[o + 9] = this.max;
+    out[o + 10] = this.nodata;
+    out[o + 11] = this.nodataComp;
+    out[o + 12] = this.minCell;
+    out[o + 13] = this.maxCell;
   }
 
   protected resetNumbers(): void {

@@ -22,45 +22,47 @@ const bandKeys: string[] = [];
 /** `band_<b + 1>`, made once. */
 const bandKey = (b: number): string => (bandKeys[b] ??= `band_${b + 1}`);
 
-/** The names of a group's answers: its first band's keys. */
-function namesOf(statistics: StatsResponse): string[] {
-  for (const band in statistics) return Object.keys(statistics[band] as BandStats);
-  return [];
-}
-
 /**
- * Writes a group's `band_<k>` answers (k = 1 … steps.length, band k being step `steps[k − 1]` of `total`) of
- * one zone into its table, made on the first group that has statistics.
+ * Writes one step's answer (row `row` of `total`) into a zone's table, made on the first step that has
+ * statistics (its keys are the table's names: every step has them in one order, one question).
  */
-export function writeGroup(table: ZoneTable | undefined, statistics: StatsResponse, steps: readonly number[], total: number): ZoneTable | undefined {
+export function writeStep(table: ZoneTable | undefined, stats: BandStats, row: number, total: number): ZoneTable | undefined {
   let t = table;
   if (t === undefined || t.names.length === 0) {
-    const names = namesOf(statistics);
+    const names = Object.keys(stats);
     if (names.length === 0 && t !== undefined) return t;
     t = { names, values: new Float64Array(total * names.length).fill(Number.NaN), present: t?.present ?? new Uint8Array(total), extra: t?.extra ?? null };
   }
   const { names, values, present } = t;
   const n = names.length;
+  present[row] = 1;
+  // Walked in the names' order, each key found at its place (indexOf only for a key out of place).
+  let k = 0;
+  for (const key in stats) {
+    const at = key === names[k] ? k : names.indexOf(key);
+    k++;
+    if (at < 0) continue;
+    const v = stats[key];
+    if (typeof v === 'number') values[row * n + at] = v;
+    else if (v !== null && v !== undefined) {
+      t.extra ??= new Map();
+      const more = t.extra.get(row) ?? {};
+      more[key] = v;
+      t.extra.set(row, more);
+    }
+  }
+  return t;
+}
+
+/**
+ * Writes a group's `band_<k>` answers (k = 1 … steps.length, band k being step `steps[k − 1]` of `total`) of
+ * one zone into its table.
+ */
+export function writeGroup(table: ZoneTable | undefined, statistics: StatsResponse, steps: readonly number[], total: number): ZoneTable | undefined {
+  let t = table;
   for (let b = 0; b < steps.length; b++) {
     const stats = statistics[bandKey(b)];
-    if (!stats) continue;
-    const row = steps[b] as number;
-    present[row] = 1;
-    // Every band has the keys in one order (one question): walked in it, each found at its place.
-    let k = 0;
-    for (const key in stats) {
-      const at = key === names[k] ? k : names.indexOf(key);
-      k++;
-      if (at < 0) continue;
-      const v = stats[key];
-      if (typeof v === 'number') values[row * n + at] = v;
-      else if (v !== null && v !== undefined) {
-        t.extra ??= new Map();
-        const more = t.extra.get(row) ?? {};
-        more[key] = v;
-        t.extra.set(row, more);
-      }
-    }
+    if (stats) t = writeStep(t, stats, steps[b] as number, total);
   }
   return t;
 }

@@ -18,8 +18,8 @@ import { rasterZones, type PlanCache, type RasterDeps } from './raster.ts';
 import { answerZones, type Planned, type Work } from './engine.ts';
 import { Slots } from './slots.ts';
 import { parseZones, zoneError } from './zones.ts';
-import type { Answered, CubeQuery, RasterQuery, Zone } from './model.ts';
-import { rowsOfTable, writeGroup, type ZoneTable } from './cube-rows.ts';
+import type { Answered, BandStats, CubeQuery, RasterQuery, Zone } from './model.ts';
+import { rowsOfTable, writeGroup, writeStep, type ZoneTable } from './cube-rows.ts';
 
 /** Groups answered at once (their chunk reads overlap other groups' decoding), sharing the task slots. */
 const GROUPS_IN_FLIGHT = 3;
@@ -241,11 +241,16 @@ function cubeWork(
       const options = { sources, keys: members.map(String), aois: members.map((m) => aois[m] as Aoi) };
       const bands = raster.expression === undefined ? { bands: group.bands.map((_, b) => b + 1) } : {};
       const results: { zone: number; key: number; result: GroupAnswer }[] = [];
+      // Plain answers go straight into the tables, band b being step steps[b]; the others come with the zone's answer.
+      const sink = (z: number, b: number, stats: BandStats): void => {
+        const zone = members[z] as number;
+        tables[zone] = writeStep(tables[zone], stats, steps[b] as number, total);
+      };
       let k = 0;
       for await (const a of rasterZones(
         { ...raster, ...bands },
         members.map((m) => zones[m] as Zone),
-        { ...deps, plans, slots, areaLimit: false },
+        { ...deps, plans, slots, areaLimit: false, sink },
         options,
       )) {
         const zone = members[k++] as number;

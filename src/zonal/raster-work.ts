@@ -46,7 +46,7 @@ export function rasterWork(ctx: RasterContext, zones: readonly PlannedZone[]): W
     compare: (a, b) => a.level - b.level || a.block - b.block,
     items: (units) => tasksOf(ctx, units),
     run: (task) => withSlot(deps.slots, () => runTask(ctx, zones, task)),
-    answer: (z, partials) => answerZone(ctx, zones[z] as Exclude<PlannedZone, { error: unknown }>, partials),
+    answer: (z, partials) => answerZone(ctx, z, zones[z] as Exclude<PlannedZone, { error: unknown }>, partials),
     passBytes: PASS_STATE_BYTES,
     ...(deps.signal ? { signal: deps.signal } : {}),
   };
@@ -68,7 +68,12 @@ export function rasterWork(ctx: RasterContext, zones: readonly PlannedZone[]): W
 }
 
 /** A zone's partials, merged in block order (the same bits as any other request), into its answer. */
-function answerZone(ctx: RasterContext, z: Exclude<PlannedZone, { error: unknown }>, partials: FoldPartial['bands'][]): { statistics: StatsResponse } {
+function answerZone(
+  ctx: RasterContext,
+  index: number,
+  z: Exclude<PlannedZone, { error: unknown }>,
+  partials: FoldPartial['bands'][],
+): { statistics: StatsResponse } {
   const [main, ...extra] = ctx.channels as [RasterContext['channels'][number], ...RasterContext['channels']];
   const fractional = weightedOf(z);
   const options = {
@@ -83,12 +88,17 @@ function answerZone(ctx: RasterContext, z: Exclude<PlannedZone, { error: unknown
   const context = { cellCenter: (id: number) => toWorld(grid, (id % grid.width) + 0.5, Math.floor(id / grid.width) + 0.5) };
   const statistics: StatsResponse = {};
   if (!ctx.masked && !ctx.histogram && !ctx.categorical && ctx.channels.length === 1 && z.plan.selection.kind !== 'zone') {
-    // The plain answer (a cube's 48 steps a zone and group): one accumulator for every band, nothing to join.
+    // The plain answer (a cube's 48 steps a zone and group): one accumulator for every band, nothing to join;
+    // to a sink, one result object for every band too.
     const acc = createAccumulator(options);
+    const { sink } = ctx.deps;
+    const how = sink ? { context, into: {} } : { context };
     ctx.outputs.forEach(({ key }, k) => {
       if (k > 0) acc.reset();
       const dataAreaM2 = mergeBand(acc, partials, k);
-      statistics[key] = bandStats(acc, z.aoiAreaM2, z.isArea ? dataAreaM2 : 0, { context });
+      const stats = bandStats(acc, z.aoiAreaM2, z.isArea ? dataAreaM2 : 0, how);
+      if (sink) sink(index, k, stats);
+      else statistics[key] = stats;
     });
     return answered(z, statistics);
   }

@@ -22,10 +22,10 @@ export function bandStats(
   acc: StatsAccumulator,
   aoiAreaM2: number,
   dataAreaM2: number,
-  options: { context?: ResultContext; replace?: Record<string, number | null> } = {},
+  options: { context?: ResultContext; replace?: Record<string, number | null>; into?: Record<string, unknown> } = {},
 ): BandStats {
-  // The result object itself, cleaned in place (a copy a band was a cube's ~1M objects of garbage).
-  const out: Record<string, unknown> = acc.result(options.context);
+  // The result object itself (or `into`, reused band after band), cleaned in place (a copy a band was a cube's ~1M objects of garbage).
+  const out: Record<string, unknown> = acc.result(options.context, options.into as Record<string, never> | undefined);
   const { replace } = options;
   for (const k in out) out[k] = clean(replace && k in replace ? replace[k] : out[k]);
   out['aoi_area'] = finite(aoiAreaM2);
