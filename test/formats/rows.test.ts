@@ -76,6 +76,28 @@ describe('packed rows (a cube zone × steps)', () => {
     }
   });
 
+  it('NDJSON: a column whose number repeats, turns to -0, 0, null and back, as JSON.stringify writes each row', async () => {
+    const column = [1.5, 1.5, -0, 0, -0, NAN, NAN, Infinity, 1.5, 0.1 + 0.2, 0.30000000000000004];
+    const steps = column.map((_, i) => ({ time: i }));
+    const rows: ZoneRows = {
+      zone: ZONE,
+      rows: {
+        count: column.length,
+        key: 'v',
+        names: ['mean'],
+        values: Float64Array.from(column),
+        extra: null,
+        coords: (i) => steps[i] as Record<string, number>,
+      },
+    };
+    const lines = (await text('ndjson', [rows])).trimEnd().split('\n');
+    expect(lines).toEqual(
+      column.map((v, i) =>
+        JSON.stringify({ index: 3, id: 'z"3', properties: ZONE.properties, time: i, statistics: { v: { mean: Number.isFinite(v) ? v : null } } }),
+      ),
+    );
+  });
+
   it('row by row: each row its zone, coordinates and statistics', async () => {
     const out = await expanded([rowsOf(STEPS, extra)]);
     expect(out).toHaveLength(3);
