@@ -200,8 +200,8 @@ export function withReadCache(source: ByteSource, cache: ReadCache | undefined):
       if (source.validator() !== undefined) return cached.read(0, Math.min(maxLength, await source.size(signal)), signal);
       const got = await source.head(maxLength, signal);
       const known = versionKey(source);
-      if (known !== undefined) cache.put(known, 0, got);
-      return got.slice(0);
+      // A copy only when the cache keeps these bytes (a cube's chunks, larger than a kept range, are not copied).
+      return known !== undefined && cache.put(known, 0, got) ? got.slice(0) : got;
     },
     validator: () => source.validator(),
     location: () => source.location(),
