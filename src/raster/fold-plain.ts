@@ -20,9 +20,10 @@ export function cfInvalid(band: FoldBand): ((raw: number) => boolean) | null {
   return (raw) => raw < validMin || raw > validMax || also.includes(raw);
 }
 
-/** The thread's scratch: each cell's value of the current band, and its cell id. */
+/** The thread's scratch: each cell's value of the current band, its cell id, and its sample's place in a band (−1: masked). */
 let values = new Float64Array(4096);
 let cellIds = new Int32Array(4096);
+let places = new Int32Array(4096);
 
 /**
  * Every band of a block for one zone through `acc` (fresh, of the task's options), packed; null where the plain
@@ -31,35 +32,37 @@ let cellIds = new Int32Array(4096);
 export function foldPlain(task: FoldTask, acc: StatsAccumulator, block: DecodedBlock, cov: Coverage, list: CellList): PackedBands | null {
   const bands = block.bands;
   if (task.bands.length < 2 || !acc.packs() || bands.some((s) => s?.isBig === true)) return null;
-  const { n, w: ws, r: rs, c: cs, tr: trs, area: as } = list;
+  const { n, w: ws, r: rs, c: cs, area: as } = list;
   if (values.length < n) {
     values = new Float64Array(n);
     cellIds = new Int32Array(n);
+    places = new Int32Array(n);
   }
   const cw = cov.window;
   const width = task.format.levelWidth;
-  const { valid, maskStride } = block;
-  const col0 = block.window.col0;
-  for (let k = 0; k < n; k++) cellIds[k] = (cw.row0 + (rs[k] as number)) * width + cw.col0 + (cs[k] as number);
   const fill = task.format.fill;
   const out = new Float64Array(task.bands.length * BAND_FIELDS);
+  for (let k = 0; k < n; k++) cellIds[k] = (cw.row0 + (rs[k] as number)) * width + cw.col0 + (cs[k] as number);
+  // Each cell's sample place, worked out once for the bands that share the first one's strides (a cube's steps).
+  let [rows, cols] = [Number.NaN, Number.NaN];
   for (let b = 0; b < task.bands.length; b++) {
     const { nodata, nodata64 = null, scale, offset } = task.bands[b] as FoldBand;
     const invalid = cfInvalid(task.bands[b] as FoldBand);
     const samples = bands[b];
     const arr = (samples?.values ?? undefined) as ArrayLike<number> | undefined;
+    const first = samples?.offset ?? 0;
     const rowStride = samples?.rowStride ?? 0;
     const step = samples?.step ?? 1;
-    const first = samples?.offset ?? 0;
+    if (rowStride !== rows || step !== cols) {
+      [rows, cols] = [rowStride, step];
+      placesOf(block, cw.col0, list, rowStride, step);
+    }
     // A sparse block's value everywhere: the fill, or nothing where 64-bit nodata says so.
     const absent = nodata64 === null ? fill : Number.NaN;
     let area = 0;
     for (let k = 0; k < n; k++) {
-      const tr = trs[k] as number;
-      const tc = cw.col0 + (cs[k] as number) - col0;
-      let raw: number;
-      if (valid && valid[tr * maskStride + tc] === 0) raw = Number.NaN;
-      else raw = arr === undefined ? absent : (arr[tr * rowStride + tc * step + first] as number);
+      const at = places[k] as number;
+      const raw = at < 0 ? Number.NaN : arr === undefined ? absent : (arr[at + first] as number);
       const value = raw !== raw || raw === nodata || (invalid !== null && invalid(raw)) ? Number.NaN : raw * scale + offset;
       values[k] = value;
       if (as !== null && value === value) area += (ws[k] as number) * (as[k] as number);
@@ -70,4 +73,16 @@ export function foldPlain(task: FoldTask, acc: StatsAccumulator, block: DecodedB
     out[b * BAND_FIELDS + PACKED_FIELDS] = area;
   }
   return { packed: { names: task.names, weighted: acc.weighted, countItems: false, keep: false }, values: out };
+}
+
+/** Each listed cell's sample place in a band of these strides (before the band's offset), −1 where the block's mask says invalid. */
+function placesOf(block: DecodedBlock, covCol0: number, list: CellList, rowStride: number, step: number): void {
+  const { valid, maskStride } = block;
+  const col0 = block.window.col0;
+  const { n, c: cs, tr: trs } = list;
+  for (let k = 0; k < n; k++) {
+    const tr = trs[k] as number;
+    const tc = covCol0 + (cs[k] as number) - col0;
+    places[k] = valid !== null && valid[tr * maskStride + tc] === 0 ? -1 : tr * rowStride + tc * step;
+  }
 }
