@@ -4,12 +4,15 @@
  * here plus its entry in index.ts.
  */
 import type { Answered, ZoneError } from '../zonal/model.ts';
+import type { RowsPiece } from './ndjson-rows.ts';
 
 export interface FormatOptions {
   /** What a row of statistics is keyed by: a raster's bands, a GeoParquet file's columns. */
   keyName: 'band' | 'column' | 'variable';
   /** Whether each zone's geometry is written back (GeoJSON; GeoParquet always writes it). */
   includeGeometry: boolean;
+  /** Writes a piece of packed rows' NDJSON lines off this thread (a worker), as rowsPieceText would. */
+  rowsText?(piece: RowsPiece): Promise<Uint8Array>;
 }
 
 export interface Format {

@@ -2,9 +2,10 @@
  * NDJSON: one line per zone (or zone × Item row), written as each zone is answered, in input order. A
  * failure of the request after the first lines ends the stream with a line `{"error": …}`.
  */
-import type { StatsResponse, ZoneError, ZoneOutcome, ZoneRows } from '../zonal/model.ts';
+import type { Answered, StatsResponse, ZoneError, ZoneOutcome, ZoneRows } from '../zonal/model.ts';
 import { isRows, rowAt } from '../zonal/rows.ts';
 import type { Format } from './format.ts';
+import { rowsPieceText, type RowsPiece } from './ndjson-rows.ts';
 
 /** One NDJSON line: `{"index", "id", "properties", "statistics" | "error"}`. */
 interface ZoneLine {
@@ -71,54 +72,78 @@ function lineOf(o: ZoneOutcome): string {
 
 /** Rows of packed rows per piece: a zone's 8,760 steps go out in pieces of ~130 kB, the event loop turning between them. */
 const ROWS_PER_PIECE = 512;
+/** Rows per piece written by a worker (FormatOptions.rowsText): ~1 MB, few enough tasks that their round trips do not count. */
+const ROWS_PER_TASK = 4096;
+/** Pieces written by the workers ahead of the one being sent. */
+const TASKS_AHEAD = 8;
 
 /** `,"statistics":{"<key>":{` and each name's `"<name>":` (with its comma), once per table. */
-const heads = new WeakMap<ZoneRows['rows'], { open: string; names: string[] }>();
+const heads = new WeakMap<ZoneRows['rows'], { open: string; heads: string[] }>();
 
-/** A number as JSON.stringify writes it (null for NaN and the infinities). */
-const numberText = (v: number): string => (Number.isFinite(v) ? String(v) : 'null');
-
-/** The lines of rows [from, to) of a zone's packed rows: the same bytes as each row's lineOf, without an object a row. */
-function rowsText(z: ZoneRows, from: number, to: number): string {
+/**
+ * Rows [from, to) of a zone's packed rows as a piece of plain data (ndjson-rows.ts); null where a row's
+ * coordinates cannot be members of its line (a dimension named like one: lineOf's object then).
+ */
+function pieceOf(z: ZoneRows, from: number, to: number, own: boolean): RowsPiece | null {
   const r = z.rows;
   let head = heads.get(r);
   if (head === undefined) {
-    head = { open: `,"statistics":{${JSON.stringify(r.key)}:{`, names: r.names.map((n, k) => `${k === 0 ? '' : ','}${JSON.stringify(n)}:`) };
+    head = { open: `,"statistics":{${JSON.stringify(r.key)}:{`, heads: r.names.map((n, k) => `${k === 0 ? '' : ','}${JSON.stringify(n)}:`) };
     heads.set(r, head);
   }
-  const { open, names } = head;
-  const n = names.length;
-  // Each column's last number and its text: counts and areas repeat from step to step.
-  const last = new Float64Array(n).fill(Number.NaN);
-  const lastText: string[] = names.map(() => 'null');
-  let text = '';
+  const coords: string[] = [];
   for (let i = from; i < to; i++) {
-    const coords = r.coords(i);
-    const members = coordsText(coords);
-    if (members === null) {
-      text += `${lineOf(rowAt(z, i))}\n`;
-      continue;
-    }
-    let line = `${prefixOf(z.zone)}${members}${open}`;
-    const more = r.extra?.[i] ?? null;
-    for (let k = 0; k < n; k++) {
-      const name = r.names[k] as string;
-      let value: string;
-      if (more !== null && name in more) value = JSON.stringify(more[name]);
-      else {
-        const v = r.values[i * n + k] as number;
-        // Equal numbers have one text (0 and -0 both "0"; NaN is never equal, and writes null).
-        if (v !== last[k]) {
-          last[k] = v;
-          lastText[k] = numberText(v);
-        }
-        value = lastText[k] as string;
-      }
-      line += `${names[k] as string}${value}`;
-    }
-    text += `${line}}}}\n`;
+    const members = coordsText(r.coords(i));
+    if (members === null) return null;
+    coords.push(members);
   }
+  const n = r.names.length;
+  // For a worker, a copy of the rows' numbers: a view would take the whole table's buffer along.
+  const values = own ? r.values.slice(from * n, to * n) : r.values.subarray(from * n, to * n);
+  return { prefix: prefixOf(z.zone), coords, open: head.open, heads: head.heads, names: r.names as string[], values, extra: r.extra?.slice(from, to) ?? null };
+}
+
+/** The lines of rows [from, to) of a zone's packed rows: the same bytes as each row's lineOf, without an object a row. */
+function rowsText(z: ZoneRows, from: number, to: number): string {
+  const piece = pieceOf(z, from, to, false);
+  if (piece !== null) return rowsPieceText(piece);
+  let text = '';
+  for (let i = from; i < to; i++) text += `${lineOf(rowAt(z, i))}\n`;
   return text;
+}
+
+/** The outcomes' pieces, packed rows written by `render` (a worker) up to TASKS_AHEAD pieces ahead of the one sent. */
+async function* rendered(outcomes: AsyncIterable<Answered>, render: (piece: RowsPiece) => Promise<Uint8Array>): AsyncGenerator<string | Uint8Array> {
+  const it = outcomes[Symbol.asyncIterator]();
+  const queue: Promise<string | Uint8Array>[] = [];
+  const push = (p: Promise<string | Uint8Array>): void => {
+    // Awaited in turn; one left behind when the client goes must not be an unhandled rejection.
+    p.catch(() => undefined);
+    queue.push(p);
+  };
+  let done = false;
+  try {
+    for (;;) {
+      while (!done && queue.length < TASKS_AHEAD) {
+        const next = await it.next();
+        if (next.done === true) done = true;
+        else if (!isRows(next.value)) push(Promise.resolve(`${lineOf(next.value)}\n`));
+        else {
+          const z = next.value;
+          for (let i = 0; i < z.rows.count; i += ROWS_PER_TASK) {
+            const to = Math.min(z.rows.count, i + ROWS_PER_TASK);
+            const piece = pieceOf(z, i, to, true);
+            push(piece === null ? Promise.resolve(rowsText(z, i, to)) : render(piece));
+          }
+        }
+      }
+      const first = queue.shift();
+      if (first === undefined) return;
+      yield await first;
+    }
+  } finally {
+    if (!done) await it.return?.();
+  }
 }
 
 export const ndjson: Format = {
@@ -127,7 +152,11 @@ export const ndjson: Format = {
   accepts: ['application/x-ndjson', 'application/ndjson'],
   extensions: ['ndjson', 'jsonl'],
   streams: true,
-  async *write(outcomes) {
+  async *write(outcomes, options) {
+    if (options.rowsText) {
+      yield* rendered(outcomes, options.rowsText);
+      return;
+    }
     for await (const o of outcomes) {
       if (!isRows(o)) yield `${lineOf(o)}\n`;
       else for (let i = 0; i < o.rows.count; i += ROWS_PER_PIECE) yield rowsText(o, i, Math.min(o.rows.count, i + ROWS_PER_PIECE));

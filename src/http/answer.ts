@@ -11,6 +11,7 @@ import { ZonalError } from '../errors.ts';
 import type { AppDeps } from './deps.ts';
 import { useCaseDeps } from './context.ts';
 import { replyZones } from './zones.ts';
+import type { RowsPiece } from '../formats/ndjson-rows.ts';
 
 /** What every zonal request body has beside its question. */
 interface ZonesPart {
@@ -60,5 +61,7 @@ export function answerZonal(
       }
     : {};
   const outcomes = answer(question, zones, { ...useCaseDeps(deps, request), ...tell });
-  return replyZones(request, reply, outcomes, { single, includeGeometry: body.include_geometry === true, keyName: options.keyName });
+  // Packed rows (a cube's) are written as NDJSON by the workers.
+  const rowsText = (piece: RowsPiece): Promise<Uint8Array> => deps.runner.ndjsonRows(piece, request.abortSignal);
+  return replyZones(request, reply, outcomes, { single, includeGeometry: body.include_geometry === true, keyName: options.keyName, rowsText });
 }

@@ -18,6 +18,7 @@ import { wkbPolygonalAreaM2 } from '../geometry/wkb.ts';
 import { overlapGroups as groupsOf, type UnionJob } from '../vector/data-area.ts';
 export { previewGrid as preview } from '../raster/preview.ts';
 export { zoneScan } from '../raster/fold-zones.ts';
+import { rowsPieceText, type RowsPiece } from '../formats/ndjson-rows.ts';
 
 /** One chunk of vector features (see vector/tally.ts). */
 async function vectorChunk(task: VectorChunkTask): Promise<VectorChunkResult> {
@@ -87,6 +88,11 @@ export async function unionAreas(jobs: UnionJob[]): Promise<number[]> {
 /** vector/data-area.ts overlapGroups, off the event loop. */
 export function overlapGroups(boxes: Float64Array): number[][] {
   return groupsOf(boxes);
+}
+
+/** A piece of a zone's packed rows as NDJSON bytes (the main thread sends them). */
+export function ndjsonRows(piece: RowsPiece): Uint8Array {
+  return Buffer.from(rowsPieceText(piece));
 }
 
 /** Loads what the first real task would otherwise wait for (GEOS, zstd's decoder), at boot; says which inflater this thread has. */

@@ -4,7 +4,8 @@
  */
 import { Piscina } from 'piscina';
 import { foldTiles, type FoldTask, type FoldResult } from '../raster/fold.ts';
-import { overlapGroups, unionAreas, vectorGroup, vectorGroupZones } from './fold-worker.ts';
+import { ndjsonRows, overlapGroups, unionAreas, vectorGroup, vectorGroupZones } from './fold-worker.ts';
+import type { RowsPiece } from '../formats/ndjson-rows.ts';
 import type { VectorGroupTask, VectorGroupResult, VectorGroupZonesTask } from '../vector/tally.ts';
 import type { UnionJob } from '../vector/data-area.ts';
 import { preloadImageCodecs } from '../raster/codecs/image.ts';
@@ -28,6 +29,8 @@ export interface FoldRunner {
   preview(task: PreviewTask, signal?: AbortSignal): Promise<PreviewGrid>;
   /** Blocks of a zones raster: the zone values in each and the value cells they touch (zones given as a raster). */
   zoneScan(task: ZoneScanTask, signal?: AbortSignal): Promise<ZoneScanResult>;
+  /** A piece of a zone's packed rows written as NDJSON (formats/ndjson-rows.ts). */
+  ndjsonRows(piece: RowsPiece, signal?: AbortSignal): Promise<Uint8Array>;
   /** Tasks queued or running, for load shedding. */
   readonly pending: number;
   /** Share of the worker threads' time spent on tasks since start, 0..1 (0 inline). */
@@ -80,6 +83,7 @@ function inlineRunner(): FoldRunner {
     },
     preview: (task) => tasks.count(() => previewGrid(task)),
     zoneScan: (task) => tasks.count(() => zoneScan(task)),
+    ndjsonRows: async (piece) => ndjsonRows(piece),
     async overlapGroups(boxes) {
       return overlapGroups(boxes);
     },
@@ -216,6 +220,8 @@ function poolRunner(workers: number): FoldRunner {
       ),
     preview: (task, signal) => send<PreviewGrid>('preview', task, blockBuffers(task.blocks), signal),
     zoneScan: (task, signal) => send<ZoneScanResult>('zoneScan', task, blockBuffers(task.blocks), signal),
+    // The piece's numbers are its own copy (formats/ndjson.ts pieceOf): moved, not cloned.
+    ndjsonRows: (piece, signal) => send<Uint8Array>('ndjsonRows', piece, [piece.values.buffer as ArrayBuffer], signal),
     overlapGroups: (boxes, signal) => send<number[][]>('overlapGroups', boxes, [boxes.buffer as ArrayBuffer], signal),
     unionAreas: (jobs, signal) => tasks.count(() => poolUnionAreas(pool, workers, jobs, signal)),
     get pending() {

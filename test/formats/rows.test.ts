@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Answered, ZoneOutcome, ZoneRows } from '../../src/zonal/model.ts';
 import { FORMATS, formatNamed, type FormatOptions } from '../../src/formats/index.ts';
 import { eachRow } from '../../src/zonal/rows.ts';
+import { rowsPieceText, type RowsPiece } from '../../src/formats/ndjson-rows.ts';
 
 const ZONE = { index: 3, id: 'z"3', properties: { name: 'Zone é' }, geometry: null };
 const STEPS = [{ time: '2021-01-01T00:00:00Z' }, { time: '2021-01-01T01:00:00Z' }, { time: '2021-01-01T02:00:00Z' }];
@@ -28,14 +29,15 @@ function rowsOf(coords: Record<string, string | number>[], extra: ZoneRows['rows
   };
 }
 
-async function text(format: string, answers: Answered[]): Promise<string> {
-  const options: FormatOptions = { keyName: 'variable', includeGeometry: false };
+async function text(format: string, answers: Answered[], more: Partial<FormatOptions> = {}): Promise<string> {
+  const options: FormatOptions = { keyName: 'variable', includeGeometry: false, ...more };
   async function* given(): AsyncGenerator<Answered> {
     yield* answers;
   }
   const pieces: (string | Uint8Array)[] = [];
   for await (const p of (formatNamed(format) as (typeof FORMATS)[number]).write(given(), options)) pieces.push(p);
-  return pieces.map((p) => (typeof p === 'string' ? p : Buffer.from(p).toString('base64'))).join('');
+  const binary = formatNamed(format)?.binary === true;
+  return pieces.map((p) => (typeof p === 'string' ? p : Buffer.from(p).toString(binary ? 'base64' : 'utf8'))).join('');
 }
 
 async function expanded(answers: Answered[]): Promise<ZoneOutcome[]> {
@@ -96,6 +98,33 @@ describe('packed rows (a cube zone × steps)', () => {
         JSON.stringify({ index: 3, id: 'z"3', properties: ZONE.properties, time: i, statistics: { v: { mean: Number.isFinite(v) ? v : null } } }),
       ),
     );
+  });
+
+  it('NDJSON written by a renderer (the workers) is the text written here, in order, whatever order the pieces finish in', async () => {
+    const many = Array.from({ length: 9000 }, (_, i) => ({ time: `t${i}` }));
+    const big: ZoneRows = {
+      zone: ZONE,
+      rows: {
+        count: many.length,
+        key: 'v',
+        names: ['mean', 'count'],
+        values: Float64Array.from({ length: many.length * 2 }, (_, i) => (i % 7 === 0 ? NAN : i / 3)),
+        extra: null,
+        coords: (i) => many[i] as Record<string, string>,
+      },
+    };
+    const error: ZoneOutcome = { zone: { ...ZONE, index: 4 }, coords: null, error: { status: 422, code: 'invalid_geometry', detail: 'no' } };
+    const answers: Answered[] = [rowsOf(STEPS, extra), big, error, rowsOf(STEPS.map((s, i) => ({ ...s, index: i })))];
+    let calls = 0;
+    // Later pieces finish first: the first piece waits longest.
+    const rowsText = async (piece: RowsPiece): Promise<Uint8Array> => {
+      const wait = 30 - 10 * calls++;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, wait)));
+      return Buffer.from(rowsPieceText(piece));
+    };
+    const byRenderer = await text('ndjson', answers, { rowsText });
+    expect(calls).toBeGreaterThan(2);
+    expect(byRenderer).toBe(await text('ndjson', answers));
   });
 
   it('row by row: each row its zone, coordinates and statistics', async () => {
