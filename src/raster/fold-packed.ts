@@ -6,6 +6,7 @@
  * mean, min, max, std…) travel as FIELDS numbers a band in one Float64Array, and merge from it to the bit.
  */
 import { PACKED_FIELDS, type AccumulatorSnapshot, type StatsAccumulator } from '../stats/accumulator.ts';
+import { packNumbers } from '../stats/moments.ts';
 import { BAND_FIELDS } from './fold-plain.ts';
 import type { BandPartial, PackedBands } from './fold-types.ts';
 
@@ -38,20 +39,7 @@ export function packBands(bands: BandPartial[]): BandPartial[] | PackedBands {
   for (let b = 0; b < bands.length; b++) {
     const { acc: a, dataAreaM2 } = bands[b] as BandPartial;
     const o = b * FIELDS;
-    values[o] = a.items;
-    values[o + 1] = a.wSum;
-    values[o + 2] = a.wComp;
-    values[o + 3] = a.vSum;
-    values[o + 4] = a.vComp;
-    values[o + 5] = a.shift;
-    values[o + 6] = a.mean;
-    values[o + 7] = a.m2;
-    values[o + 8] = a.min;
-    values[o + 9] = a.max;
-    values[o + 10] = a.nodata;
-    values[o + 11] = a.nodataComp;
-    values[o + 12] = a.minCell ?? -1;
-    values[o + 13] = a.maxCell ?? -1;
+    packNumbers(a, values, o);
     values[o + 14] = dataAreaM2;
   }
   return { packed: { names: first.names, weighted: first.weighted, countItems: first.countItems, keep: first.keep ?? false }, values };

@@ -19,7 +19,7 @@ import { needsOf, planOf, type ResultPlan, type StatName } from './names.ts';
 import { Frequencies } from './frequencies.ts';
 import { CellList, type CellArrays } from './cells.ts';
 import { ResultState } from './result-state.ts';
-import { Moments, PACKED_FIELDS } from './moments.ts';
+import { Moments, PACKED_FIELDS, packNumbers, type MomentNumbers } from './moments.ts';
 
 export type { ResultContext };
 
@@ -47,27 +47,12 @@ export interface AccumulatorOptions {
   readonly keepValues?: boolean;
 }
 
-/** Plain data that survives structuredClone / postMessage (all numbers, booleans, strings and Float64Arrays). */
-export interface AccumulatorSnapshot {
+/** Plain data that survives structuredClone / postMessage (all numbers, booleans, strings and Float64Arrays): the numbers, and: */
+export interface AccumulatorSnapshot extends MomentNumbers {
   readonly version: 1;
   readonly names: StatName[];
   readonly weighted: boolean;
   readonly countItems: boolean;
-  /** Number of add calls with weight > 0. */
-  readonly items: number;
-  readonly wSum: number;
-  readonly wComp: number;
-  readonly vSum: number;
-  readonly vComp: number;
-  /** Origin of `mean` and `m2` (the first value added). */
-  readonly shift: number;
-  /** Running weighted mean of (value − shift). */
-  readonly mean: number;
-  readonly m2: number;
-  readonly min: number;
-  readonly max: number;
-  readonly nodata: number;
-  readonly nodataComp: number;
   /** Kept values of weight 1 (exact length, no spare capacity). */
   readonly unitValues: Float64Array;
   /** Kept values of other weights, with their weights at the same index. */
@@ -75,10 +60,8 @@ export interface AccumulatorSnapshot {
   readonly pairWeights: Float64Array;
   /** Values kept though no statistic of `names` needs them (AccumulatorOptions.keepValues). */
   readonly keep?: boolean;
-  /** The counted cells (needs `cells`), and the cells of the min and max value (−1: none). */
+  /** The counted cells (needs `cells`). */
   readonly cells?: CellArrays;
-  readonly minCell?: number;
-  readonly maxCell?: number;
 }
 
 export interface StatsAccumulator {
@@ -265,22 +248,8 @@ class Accumulator extends Moments implements StatsAccumulator {
     if (o.weighted !== this.weighted || o.countItems !== this.countItems || !sameNames(o.names, this.names) || (o.keep ?? false) !== this.keepAnyway) {
       throw new TypeError('merge: accumulators were created with different options');
     }
-    const v = SNAPSHOT_NUMBERS;
-    v[0] = o.items;
-    v[1] = o.wSum;
-    v[2] = o.wComp;
-    v[3] = o.vSum;
-    v[4] = o.vComp;
-    v[5] = o.shift;
-    v[6] = o.mean;
-    v[7] = o.m2;
-    v[8] = o.min;
-    v[9] = o.max;
-    v[10] = o.nodata;
-    v[11] = o.nodataComp;
-    v[12] = o.minCell ?? -1;
-    v[13] = o.maxCell ?? -1;
-    this.mergePacked(v, 0);
+    packNumbers(o, SNAPSHOT_NUMBERS, 0);
+    this.mergePacked(SNAPSHOT_NUMBERS, 0);
     if (o.cells && this.cells) this.cells.append(o.cells);
     if (o.unitValues.length > 0 || o.pairValues.length > 0) this.values.append(o.unitValues, o.pairValues, o.pairWeights);
   }

@@ -7,6 +7,48 @@
 /** The numbers writePacked writes. */
 export const PACKED_FIELDS = 14;
 
+/** A state's numbers by name (an accumulator's, a snapshot's), as packNumbers reads them. */
+export interface MomentNumbers {
+  /** Number of add calls with weight > 0. */
+  readonly items: number;
+  /** Σw and Σv·w as Neumaier pairs. */
+  readonly wSum: number;
+  readonly wComp: number;
+  readonly vSum: number;
+  readonly vComp: number;
+  /** Origin of `mean` and `m2` (the first value added). */
+  readonly shift: number;
+  /** Running weighted mean of (value − shift), and Σ w·(v − mean)². */
+  readonly mean: number;
+  readonly m2: number;
+  readonly min: number;
+  readonly max: number;
+  /** Nodata count / Σ weight as a Neumaier pair. */
+  readonly nodata: number;
+  readonly nodataComp: number;
+  /** The cells of the min and max value (−1 or absent: none). */
+  readonly minCell?: number;
+  readonly maxCell?: number;
+}
+
+/** Writes a state's numbers at `out[o …]` in the packed layout (PACKED_FIELDS of them; no cell: −1). */
+export function packNumbers(s: MomentNumbers, out: Float64Array, o: number): void {
+  out[o] = s.items;
+  out[o + 1] = s.wSum;
+  out[o + 2] = s.wComp;
+  out[o + 3] = s.vSum;
+  out[o + 4] = s.vComp;
+  out[o + 5] = s.shift;
+  out[o + 6] = s.mean;
+  out[o + 7] = s.m2;
+  out[o + 8] = s.min;
+  out[o + 9] = s.max;
+  out[o + 10] = s.nodata;
+  out[o + 11] = s.nodataComp;
+  out[o + 12] = s.minCell ?? -1;
+  out[o + 13] = s.maxCell ?? -1;
+}
+
 export class Moments {
   // Plain double fields measured ~2× faster on the hot path than one Float64Array of state.
   /** Number of add calls with weight > 0. */
@@ -167,20 +209,7 @@ export class Moments {
 
   /** Writes the state's numbers at `out[o …]` (PACKED_FIELDS of them), for mergePacked. */
   writePacked(out: Float64Array, o: number): void {
-    out[o] = this.items;
-    out[o + 1] = this.wSum;
-    out[o + 2] = this.wComp;
-    out[o + 3] = this.vSum;
-    out[o + 4] = this.vComp;
-    out[o + 5] = this.shift;
-    out[o + 6] = this.mean;
-    out[o + 7] = this.m2;
-    out[o + 8] = this.min;
-    out[o + 9] = this.max;
-    out[o + 10] = this.nodata;
-    out[o + 11] = this.nodataComp;
-    out[o + 12] = this.minCell;
-    out[o + 13] = this.maxCell;
+    packNumbers(this as unknown as MomentNumbers, out, o);
   }
 
   protected resetNumbers(): void {
