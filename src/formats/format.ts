@@ -4,7 +4,7 @@
  * here plus its entry in index.ts.
  */
 import type { Answered, ZoneError } from '../zonal/model.ts';
-import type { RowsPiece } from './ndjson-rows.ts';
+import type { RowsPiece } from '../workers/ndjson-rows.ts';
 
 export interface FormatOptions {
   /** What a row of statistics is keyed by: a raster's bands, a GeoParquet file's columns. */

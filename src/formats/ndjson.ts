@@ -5,7 +5,7 @@
 import type { Answered, StatsResponse, ZoneError, ZoneOutcome, ZoneRows } from '../zonal/model.ts';
 import { isRows, rowAt } from '../zonal/rows.ts';
 import type { Format } from './format.ts';
-import { rowsPieceText, type RowsPiece } from './ndjson-rows.ts';
+import { rowsPieceText, type RowsPiece } from '../workers/ndjson-rows.ts';
 
 /** One NDJSON line: `{"index", "id", "properties", "statistics" | "error"}`. */
 interface ZoneLine {
@@ -81,7 +81,7 @@ const TASKS_AHEAD = 8;
 const heads = new WeakMap<ZoneRows['rows'], { open: string; heads: string[] }>();
 
 /**
- * Rows [from, to) of a zone's packed rows as a piece of plain data (ndjson-rows.ts); null where a row's
+ * Rows [from, to) of a zone's packed rows as a piece of plain data (workers/ndjson-rows.ts); null where a row's
  * coordinates cannot be members of its line (a dimension named like one: lineOf's object then).
  */
 function pieceOf(z: ZoneRows, from: number, to: number, own: boolean): RowsPiece | null {

@@ -11,7 +11,7 @@ import { ZonalError } from '../errors.ts';
 import type { AppDeps } from './deps.ts';
 import { useCaseDeps } from './context.ts';
 import { replyZones } from './zones.ts';
-import type { RowsPiece } from '../formats/ndjson-rows.ts';
+import type { RowsPiece } from '../workers/ndjson-rows.ts';
 
 /** What every zonal request body has beside its question. */
 interface ZonesPart {

@@ -18,7 +18,7 @@ import { wkbPolygonalAreaM2 } from '../geometry/wkb.ts';
 import { overlapGroups as groupsOf, type UnionJob } from '../vector/data-area.ts';
 export { previewGrid as preview } from '../raster/preview.ts';
 export { zoneScan } from '../raster/fold-zones.ts';
-import { rowsPieceText, type RowsPiece } from '../formats/ndjson-rows.ts';
+import { rowsPieceText, type RowsPiece } from './ndjson-rows.ts';
 
 /** One chunk of vector features (see vector/tally.ts). */
 async function vectorChunk(task: VectorChunkTask): Promise<VectorChunkResult> {

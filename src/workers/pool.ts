@@ -5,7 +5,7 @@
 import { Piscina } from 'piscina';
 import { foldTiles, type FoldTask, type FoldResult } from '../raster/fold.ts';
 import { ndjsonRows, overlapGroups, unionAreas, vectorGroup, vectorGroupZones } from './fold-worker.ts';
-import type { RowsPiece } from '../formats/ndjson-rows.ts';
+import type { RowsPiece } from './ndjson-rows.ts';
 import type { VectorGroupTask, VectorGroupResult, VectorGroupZonesTask } from '../vector/tally.ts';
 import type { UnionJob } from '../vector/data-area.ts';
 import { preloadImageCodecs } from '../raster/codecs/image.ts';
@@ -29,7 +29,7 @@ export interface FoldRunner {
   preview(task: PreviewTask, signal?: AbortSignal): Promise<PreviewGrid>;
   /** Blocks of a zones raster: the zone values in each and the value cells they touch (zones given as a raster). */
   zoneScan(task: ZoneScanTask, signal?: AbortSignal): Promise<ZoneScanResult>;
-  /** A piece of a zone's packed rows written as NDJSON (formats/ndjson-rows.ts). */
+  /** A piece of a zone's packed rows written as NDJSON (workers/ndjson-rows.ts). */
   ndjsonRows(piece: RowsPiece, signal?: AbortSignal): Promise<Uint8Array>;
   /** Tasks queued or running, for load shedding. */
   readonly pending: number;

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Answered, ZoneOutcome, ZoneRows } from '../../src/zonal/model.ts';
 import { FORMATS, formatNamed, type FormatOptions } from '../../src/formats/index.ts';
 import { eachRow } from '../../src/zonal/rows.ts';
-import { rowsPieceText, type RowsPiece } from '../../src/formats/ndjson-rows.ts';
+import { rowsPieceText, type RowsPiece } from '../../src/workers/ndjson-rows.ts';
 
 const ZONE = { index: 3, id: 'z"3', properties: { name: 'Zone é' }, geometry: null };
 const STEPS = [{ time: '2021-01-01T00:00:00Z' }, { time: '2021-01-01T01:00:00Z' }, { time: '2021-01-01T02:00:00Z' }];

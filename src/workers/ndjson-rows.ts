@@ -1,6 +1,7 @@
 /**
  * A piece of a zone's packed rows as NDJSON lines (formats/ndjson.ts), from plain data that a worker thread
- * can be sent: a cube's 228 MB of rows are written by the workers while the main thread sends them. Pure.
+ * can be sent: a cube's 228 MB of rows are written by the workers while the main thread sends them. Here,
+ * below the formats, because the workers run it; it knows nothing of zones or formats. Pure.
  */
 
 /** Rows of one zone, their text parts made once: every line is `prefix coords[i] open (heads[k] value)… }}}`. */
