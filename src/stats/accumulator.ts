@@ -99,7 +99,14 @@ export interface StatsAccumulator {
    * everything else null. Throws ZonalError `too_many_unique_values` when unique / freq_hist would list
    * more than 10,000 distinct values. The caller adds aoi_area and data_area.
    */
-  result(context?: ResultContext, into?: StatsResult): StatsResult;
+  result(context?: ResultContext): StatsResult;
+  /** The keys `result` answers, in its order. */
+  resultKeys(): readonly string[];
+  /**
+   * The result's values as numbers at `out[at + i]` for the i-th of resultKeys (null and ±Infinity as NaN, -0
+   * as 0); false as soon as one is not a number (a list, a map): take `result` then.
+   */
+  resultNumbers(out: Float64Array, at: number, context?: ResultContext): boolean;
   /**
    * Visits the distinct kept values in ascending order with their total weight (their count in unweighted
    * mode); stops when `visit` returns false. Nothing when values are not kept.
@@ -268,11 +275,38 @@ class Accumulator extends Moments implements StatsAccumulator {
     return { ...view, names: this.names as StatName[], unitValues: own(view.unitValues), pairValues: own(view.pairValues), pairWeights: own(view.pairWeights) };
   }
 
-  result(context: ResultContext = {}, into?: StatsResult): StatsResult {
-    const { stats, distinct } = (this.plan ??= planOf(this.names));
+  result(context: ResultContext = {}): StatsResult {
+    const { stats } = (this.plan ??= planOf(this.names));
+    const state = this.state();
+    const out: StatsResult = {};
+    // A name no declaration spells (never one parseStatNames let through) answers null.
+    for (const { name, stat } of stats) out[stat?.key ?? name] = stat === null ? null : stat.declaration.result(state, stat.args, context);
+    return out;
+  }
+
+  resultKeys(): readonly string[] {
+    return (this.plan ??= planOf(this.names)).keys;
+  }
+
+  resultNumbers(out: Float64Array, at: number, context: ResultContext = {}): boolean {
+    const { stats, slots } = (this.plan ??= planOf(this.names));
+    const state = this.state();
+    for (let i = 0; i < stats.length; i++) {
+      const { stat } = stats[i] as (typeof stats)[number];
+      const v = stat === null ? null : stat.declaration.result(state, stat.args, context);
+      if (typeof v === 'number') out[at + (slots[i] as number)] = Number.isFinite(v) ? (v === 0 ? 0 : v) : Number.NaN;
+      else if (v === null) out[at + (slots[i] as number)] = Number.NaN;
+      else return false;
+    }
+    return true;
+  }
+
+  /** The state the declarations read a result from. */
+  private state(): ResultState {
+    const { distinct } = (this.plan ??= planOf(this.names));
     const weight = this.wSum + this.wComp;
     const empty = this.items === 0;
-    const state = new ResultState(
+    return new ResultState(
       this,
       distinct,
       empty,
@@ -286,10 +320,6 @@ class Accumulator extends Moments implements StatsAccumulator {
       empty ? -1 : this.minCell,
       empty ? -1 : this.maxCell,
     );
-    const out: StatsResult = into ?? {};
-    // A name no declaration spells (never one parseStatNames let through) answers null.
-    for (const { name, stat } of stats) out[stat?.key ?? name] = stat === null ? null : stat.declaration.result(state, stat.args, context);
-    return out;
   }
 
   /** @internal The kept values' store (made on first use), for a result's state. */

@@ -171,11 +171,20 @@ function needsOfNames(names: readonly StatName[]): StatNeeds {
 export interface ResultPlan {
   readonly stats: readonly { readonly name: string; readonly stat: ResolvedStat | null }[];
   readonly distinct: readonly string[];
+  /** The answer's keys in its order (a key asked twice once, where first asked), and each statistic's place among them. */
+  readonly keys: readonly string[];
+  readonly slots: readonly number[];
 }
 
 /** How `result` answers `names` (worked out once per list of names). */
 export const planOf = memo((names): ResultPlan => {
   const stats = names.map((name) => ({ name, stat: resolveStat(name) }));
   const distinct = stats.flatMap(({ stat }) => (stat !== null && needsOfStat(stat).distinct === true ? [stat.key] : []));
-  return { stats, distinct };
+  const keys: string[] = [];
+  const slots = stats.map(({ name, stat }) => {
+    const key = stat?.key ?? name;
+    const at = keys.indexOf(key);
+    return at >= 0 ? at : keys.push(key) - 1;
+  });
+  return { stats, distinct, keys, slots };
 });

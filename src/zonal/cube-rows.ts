@@ -6,6 +6,8 @@
  * group were garbage the heap held in proportion to the steps.
  */
 import type { BandStats, StatsResponse } from './model.ts';
+import type { ResultContext, StatsAccumulator } from '../stats/accumulator.ts';
+import { bandNames, bandNumbers, bandStats } from './respond.ts';
 
 export interface ZoneTable {
   /** The answer's keys, in its order (the same for every step: one question); empty until a group has some. */
@@ -31,7 +33,7 @@ export function writeStep(table: ZoneTable | undefined, stats: BandStats, row: n
   if (t === undefined || t.names.length === 0) {
     const names = Object.keys(stats);
     if (names.length === 0 && t !== undefined) return t;
-    t = { names, values: new Float64Array(total * names.length).fill(Number.NaN), present: t?.present ?? new Uint8Array(total), extra: t?.extra ?? null };
+    t = newTable(names, total, t?.present, t?.extra);
   }
   const { names, values, present } = t;
   const n = names.length;
@@ -52,6 +54,33 @@ export function writeStep(table: ZoneTable | undefined, stats: BandStats, row: n
     }
   }
   return t;
+}
+
+/**
+ * Writes one step's plain answer (row `row` of `total`) into a zone's table from its accumulator and areas:
+ * bandStats' numbers without its object (bandNumbers), or its object where a value is not a number.
+ */
+export function writeBand(
+  table: ZoneTable | undefined,
+  row: number,
+  total: number,
+  acc: StatsAccumulator,
+  aoiAreaM2: number,
+  dataAreaM2: number,
+  context: ResultContext,
+): ZoneTable {
+  // A table that has a value other than a number takes the objects from then on.
+  if (table?.extra != null || (table !== undefined && table.names.length === 0)) {
+    return writeStep(table, bandStats(acc, aoiAreaM2, dataAreaM2, { context }), row, total) as ZoneTable;
+  }
+  const t = table ?? newTable(bandNames(acc), total);
+  t.present[row] = 1;
+  if (bandNumbers(acc, aoiAreaM2, dataAreaM2, t.values, row * t.names.length, context)) return t;
+  return writeStep(t, bandStats(acc, aoiAreaM2, dataAreaM2, { context }), row, total) as ZoneTable;
+}
+
+function newTable(names: string[], total: number, present: Uint8Array = new Uint8Array(total), extra: ZoneTable['extra'] = null): ZoneTable {
+  return { names, values: new Float64Array(total * names.length).fill(Number.NaN), present, extra };
 }
 
 /**

@@ -18,8 +18,9 @@ import { rasterZones, type PlanCache, type RasterDeps } from './raster.ts';
 import { answerZones, type Planned, type Work } from './engine.ts';
 import { Slots } from './slots.ts';
 import { parseZones, zoneError } from './zones.ts';
-import type { Answered, BandStats, CubeQuery, RasterQuery, Zone } from './model.ts';
-import { rowsOfTable, writeGroup, writeStep, type ZoneTable } from './cube-rows.ts';
+import type { Answered, CubeQuery, RasterQuery, Zone } from './model.ts';
+import { rowsOfTable, writeBand, writeGroup, type ZoneTable } from './cube-rows.ts';
+import type { ResultContext, StatsAccumulator } from '../stats/accumulator.ts';
 
 /** Groups answered at once (their chunk reads overlap other groups' decoding), sharing the task slots. */
 const GROUPS_IN_FLIGHT = 3;
@@ -249,9 +250,9 @@ function cubeWork(
       const bands = raster.expression === undefined ? { bands: group.bands.map((_, b) => b + 1) } : {};
       const results: { zone: number; key: number; result: GroupAnswer }[] = [];
       // Plain answers go straight into the tables, band b being step steps[b]; the others come with the zone's answer.
-      const sink = (z: number, b: number, stats: BandStats): void => {
+      const sink = (z: number, b: number, acc: StatsAccumulator, aoiAreaM2: number, dataAreaM2: number, context: ResultContext): void => {
         const zone = members[z] as number;
-        tables[zone] = writeStep(tables[zone], stats, steps[b] as number, total);
+        tables[zone] = writeBand(tables[zone], steps[b] as number, total, acc, aoiAreaM2, dataAreaM2, context);
       };
       let k = 0;
       for await (const a of rasterZones(

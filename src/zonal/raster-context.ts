@@ -23,7 +23,8 @@ import type { BandOverride } from '../stac/item.ts';
 import type { Needs } from './engine.ts';
 import type { Slots } from './slots.ts';
 import type { ZonePlan } from '../raster/plan.ts';
-import type { RasterQuery, BandStats } from './model.ts';
+import type { RasterQuery } from './model.ts';
+import type { ResultContext, StatsAccumulator } from '../stats/accumulator.ts';
 import { openWeights, type WeightSource, type ZoneRaster } from './raster-aligned.ts';
 import type { MosaicSources } from './mosaic-layers.ts';
 
@@ -55,12 +56,12 @@ export interface RasterDeps {
   /** false: no ZONAL_MAX_AREA_KM2 (a cube's cells are coarse: its pixel limit bounds the work). */
   areaLimit?: false;
   /**
-   * Takes each band's plain statistics (no channel, class, mask or histogram) of zone `zone` (its index among
-   * the zones asked) as they are answered, in place of the zone's answer, which is then empty: a cube writes
-   * ~1M zone × step answers into its tables this way. `stats` is one object reused for every band: read it
-   * before returning.
+   * Takes each band's plain answer (no channel, class, mask or histogram) of zone `zone` (its index among the
+   * zones asked) as it is merged, in place of the zone's answer, which is then empty: its accumulator and areas,
+   * for bandStats or bandNumbers (a cube writes ~1M zone × step answers into its tables this way). The
+   * accumulator is reused for the next band: read it before returning.
    */
-  sink?(zone: number, band: number, stats: BandStats): void;
+  sink?(zone: number, band: number, acc: StatsAccumulator, aoiAreaM2: number, dataAreaM2: number, context: ResultContext): void;
 }
 
 /** Whether every value is kept though no statistic needs it (a histogram, categorical). */

@@ -88,17 +88,16 @@ function answerZone(
   const context = { cellCenter: (id: number) => toWorld(grid, (id % grid.width) + 0.5, Math.floor(id / grid.width) + 0.5) };
   const statistics: StatsResponse = {};
   if (!ctx.masked && !ctx.histogram && !ctx.categorical && ctx.channels.length === 1 && z.plan.selection.kind !== 'zone') {
-    // The plain answer (a cube's 48 steps a zone and group): one accumulator for every band, nothing to join;
-    // to a sink, one result object for every band too.
+    // The plain answer (a cube's steps of a group): one accumulator for every band, nothing to join; to a
+    // sink, the accumulator itself.
     const acc = createAccumulator(options);
     const { sink } = ctx.deps;
-    const how = sink ? { context, into: {} } : { context };
     ctx.outputs.forEach(({ key }, k) => {
       if (k > 0) acc.reset();
-      const dataAreaM2 = mergeBand(acc, partials, k);
-      const stats = bandStats(acc, z.aoiAreaM2, z.isArea ? dataAreaM2 : 0, how);
-      if (sink) sink(index, k, stats);
-      else statistics[key] = stats;
+      const merged = mergeBand(acc, partials, k);
+      const dataAreaM2 = z.isArea ? merged : 0;
+      if (sink) sink(index, k, acc, z.aoiAreaM2, dataAreaM2, context);
+      else statistics[key] = bandStats(acc, z.aoiAreaM2, dataAreaM2, { context });
     });
     return answered(z, statistics);
   }
