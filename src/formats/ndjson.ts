@@ -106,7 +106,11 @@ function pieceOf(z: ZoneRows, from: number, to: number, own: boolean): RowsPiece
 /** The lines of rows [from, to) of a zone's packed rows: the same bytes as each row's lineOf, without an object a row. */
 function rowsText(z: ZoneRows, from: number, to: number): string {
   const piece = pieceOf(z, from, to, false);
-  if (piece !== null) return rowsPieceText(piece);
+  return piece !== null ? rowsPieceText(piece) : objectLines(z, from, to);
+}
+
+/** The lines of rows [from, to) through each row's object (a dimension named like a line's own member). */
+function objectLines(z: ZoneRows, from: number, to: number): string {
   let text = '';
   for (let i = from; i < to; i++) text += `${lineOf(rowAt(z, i))}\n`;
   return text;
@@ -122,20 +126,25 @@ async function* rendered(outcomes: AsyncIterable<Answered>, render: (piece: Rows
     queue.push(p);
   };
   let done = false;
+  // The zone whose rows are being handed out, and its next row: pieces are made as the queue has room, so that
+  // a zone of a million steps holds TASKS_AHEAD pieces at a time too.
+  let zone: ZoneRows | null = null;
+  let row = 0;
   try {
     for (;;) {
-      while (!done && queue.length < TASKS_AHEAD) {
+      while (queue.length < TASKS_AHEAD) {
+        if (zone !== null && row < zone.rows.count) {
+          const to = Math.min(zone.rows.count, row + ROWS_PER_TASK);
+          const piece = pieceOf(zone, row, to, true);
+          push(piece === null ? Promise.resolve(objectLines(zone, row, to)) : render(piece));
+          row = to;
+          continue;
+        }
+        if (done) break;
         const next = await it.next();
         if (next.done === true) done = true;
         else if (!isRows(next.value)) push(Promise.resolve(`${lineOf(next.value)}\n`));
-        else {
-          const z = next.value;
-          for (let i = 0; i < z.rows.count; i += ROWS_PER_TASK) {
-            const to = Math.min(z.rows.count, i + ROWS_PER_TASK);
-            const piece = pieceOf(z, i, to, true);
-            push(piece === null ? Promise.resolve(rowsText(z, i, to)) : render(piece));
-          }
-        }
+        else [zone, row] = [next.value, 0];
       }
       const first = queue.shift();
       if (first === undefined) return;

@@ -3,14 +3,12 @@
  * 24 or more steps, and each step's partial was an object of some twenty fields and three arrays: posting
  * ~1M of them and merging them cost the main thread more than the fold. Partials that are only an
  * accumulator's moments and a data area (no kept values, cells, channels, classes or masks: count, sum,
- * mean, min, max, std…) travel as FIELDS numbers a band in one Float64Array, and merge from it to the bit.
+ * mean, min, max, std…) travel as BAND_FIELDS numbers a band in one Float64Array, and merge from it to the bit.
  */
 import { PACKED_FIELDS, type AccumulatorSnapshot, type StatsAccumulator } from '../stats/accumulator.ts';
 import { packNumbers } from '../stats/moments.ts';
 import { BAND_FIELDS } from './fold-plain.ts';
 import type { BandPartial, PackedBands } from './fold-types.ts';
-
-const FIELDS = BAND_FIELDS;
 
 /** Whether a band's partial is plain moments (nothing a packed band cannot say). */
 function plain(p: BandPartial, first: AccumulatorSnapshot): boolean {
@@ -35,12 +33,12 @@ function plain(p: BandPartial, first: AccumulatorSnapshot): boolean {
 export function packBands(bands: BandPartial[]): BandPartial[] | PackedBands {
   const first = bands[0]?.acc;
   if (first === undefined || bands.length < 2 || !bands.every((b) => plain(b, first))) return bands;
-  const values = new Float64Array(bands.length * FIELDS);
+  const values = new Float64Array(bands.length * BAND_FIELDS);
   for (let b = 0; b < bands.length; b++) {
     const { acc: a, dataAreaM2 } = bands[b] as BandPartial;
-    const o = b * FIELDS;
+    const o = b * BAND_FIELDS;
     packNumbers(a, values, o);
-    values[o + 14] = dataAreaM2;
+    values[o + PACKED_FIELDS] = dataAreaM2;
   }
   return { packed: { names: first.names, weighted: first.weighted, countItems: first.countItems, keep: first.keep ?? false }, values };
 }

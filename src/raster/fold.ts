@@ -51,7 +51,8 @@ function foldZone(
   const ch = channelsFor(task, zone, cov, weightsRow);
   const ofZones = zone.selection.kind === 'zone';
   const list = cellsOf(cov, row0, areas);
-  const packed = ch.plain && !ofZones && !task.categorical ? foldPlain(task, ch.accumulators().acc, block, cov, list) : null;
+  // Several bands (a cube's steps) on the plain path; one band keeps the loop below (no accumulator made for nothing).
+  const packed = ch.plain && !ofZones && !task.categorical && task.bands.length > 1 ? foldPlain(task, ch.accumulators().acc, block, cov, list) : null;
   if (packed !== null) return packed;
   return task.bands.map((band, b) => {
     const { nodata, nodata64 = null, scale, offset } = band;

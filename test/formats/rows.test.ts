@@ -127,6 +127,41 @@ describe('packed rows (a cube zone × steps)', () => {
     expect(byRenderer).toBe(await text('ndjson', answers));
   });
 
+  it('NDJSON by a renderer: a zone of many rows asks for a few pieces ahead of the one taken, not for all of them', async () => {
+    const count = 4096 * 20 + 7;
+    const rows: ZoneRows = {
+      zone: ZONE,
+      rows: {
+        count,
+        key: 'v',
+        names: ['mean'],
+        values: Float64Array.from({ length: count }, (_, i) => i),
+        extra: null,
+        coords: () => STEPS[0] as Record<string, string>,
+      },
+    };
+    async function* given(): AsyncGenerator<Answered> {
+      yield rows;
+    }
+    let asked = 0;
+    const rowsText = async (piece: RowsPiece): Promise<Uint8Array> => {
+      asked++;
+      return Buffer.from(rowsPieceText(piece));
+    };
+    const options: FormatOptions = { keyName: 'variable', includeGeometry: false, rowsText };
+    let taken = 0;
+    let lines = 0;
+    let most = 0;
+    for await (const piece of (formatNamed('ndjson') as (typeof FORMATS)[number]).write(given(), options)) {
+      taken++;
+      most = Math.max(most, asked - taken);
+      lines += Buffer.from(piece).toString('utf8').split('\n').length - 1;
+    }
+    expect(taken).toBe(21);
+    expect(lines).toBe(count);
+    expect(most).toBeLessThanOrEqual(8);
+  });
+
   it('row by row: each row its zone, coordinates and statistics', async () => {
     const out = await expanded([rowsOf(STEPS, extra)]);
     expect(out).toHaveLength(3);
