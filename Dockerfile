@@ -2,7 +2,8 @@
 # Production image: the compiled service (dist/) on Node 24 LTS, Debian slim, production dependencies
 # only (no TypeScript, tsx or esbuild), non-root, read-only friendly (nothing written at run time),
 # health-checked on /health/live. DEFLATE tiles inflate through libdeflate (the native binding built in
-# stage 1; its one runtime library, libdeflate0, installed in the image).
+# stage 1; its one runtime library, libdeflate0, installed in the image). Blosc's LZ4 streams decode through
+# lz4-napi, whose prebuilt binary is an optional npm package of the production dependencies (no compiler).
 
 # 1. Build: every dependency, then the native inflater (node-gyp: the full node image has python3, make
 #    and g++; libdeflate-dev from Debian), tsc → dist/ and the web page (esbuild) → dist/web/.

@@ -22,14 +22,15 @@ interface Imports {
   packages: string[];
 }
 
-const IMPORT = /^\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/gm;
+// Static and dynamic imports, and a CommonJS package loaded through createRequire (`require('name')`).
+const IMPORT = /^\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)|\brequire\(\s*'([^']+)'\s*\)/gm;
 
 const files = new Map<string, Imports>();
 for (const file of walk(SRC)) {
   const text = readFileSync(file, 'utf8');
   const imports: Imports = { local: [], packages: [] };
   for (const m of text.matchAll(IMPORT)) {
-    const spec = (m[1] ?? m[2]) as string;
+    const spec = (m[1] ?? m[2] ?? m[3]) as string;
     if (spec.startsWith('.')) imports.local.push(relative(SRC, resolve(dirname(file), spec)));
     else imports.packages.push(spec);
   }
@@ -106,6 +107,7 @@ const PURE_FILES = [
   'cube/cf-time.ts',
   'cube/select.ts',
   'cube/zarr-meta.ts',
+  'codecs/blosc.ts',
 ];
 
 /** Each heavy library and the one adapter file that may import it. */
@@ -138,6 +140,7 @@ const ADAPTERS: Record<string, string> = {
   'cli-progress': 'cli/progress.ts',
   'hyparquet-writer': 'formats/geoparquet.ts',
   zarrita: 'codecs/zarr.ts',
+  'lz4-napi': 'codecs/lz4.ts',
   'seek-bzip': 'codecs/zarr.ts',
   'reference-spec-reader': 'cube/store.ts',
 };

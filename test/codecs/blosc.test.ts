@@ -1,0 +1,166 @@
+/**
+ * Blosc chunks with LZ4 inside, read by codecs/blosc.ts over the native LZ4 decoder (codecs/lz4.ts), give
+ * the bytes c-blosc wrote: 181 frames written by Debian's numcodecs (c-blosc 1.21.3) with their raw bytes
+ * from numpy (tools/fixtures/make_blosc.py): lz4 and lz4hc, shuffle and not, type sizes 1–17, one block,
+ * many blocks split into streams or not, a short last block, plain copies, empty. numcodecs' WebAssembly
+ * decoder (the fallback) gives the same bytes on all of them, and takes the frames the fast path declines
+ * (other inner codecs, bitshuffle). A corrupt frame throws. A cube's chunks decoded whole through the fast
+ * path equal zarrita's samples.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import Blosc from 'numcodecs/blosc';
+import { describe, expect, it } from 'vitest';
+import { bloscReadsHere, decodeBlosc } from '../../src/codecs/blosc.ts';
+import { lz4Block } from '../../src/codecs/lz4.ts';
+import { decodeZarrRegion } from '../../src/codecs/zarr.ts';
+
+const DIR = new URL('../../fixtures/blosc/', import.meta.url);
+interface Case {
+  name: string;
+  cname: string;
+  typesize: number;
+  shuffle: number;
+  nbytes: number;
+  flags: number;
+  blocks: number;
+}
+const cases = (JSON.parse(readFileSync(new URL('cases.json', DIR), 'utf8')) as { cases: Case[] }).cases;
+const frame = (c: Case): Uint8Array => new Uint8Array(readFileSync(new URL(`${c.name}.blosc`, DIR)));
+const raw = (c: Case): Uint8Array => new Uint8Array(readFileSync(new URL(`${c.name}.raw`, DIR)));
+const lz4 = lz4Block();
+const same = (a: Uint8Array, b: Uint8Array): boolean =>
+  Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
+
+describe('Blosc: the fast decoder against c-blosc', () => {
+  it('the native LZ4 decoder is in use (its prebuilt package installs on every platform CI runs)', () => {
+    if (process.env['ZONAL_BLOSC'] === 'wasm') return;
+    expect(lz4).not.toBeNull();
+  });
+
+  it('the fixtures hold what the decoder must read: split and unsplit blocks, short last blocks, copies', () => {
+    const kinds = new Set(cases.filter((c) => bloscReadsHere(frame(c))).map((c) => `${c.flags & 0x13}:${c.blocks > 1}`));
+    // 0x01 shuffle, 0x02 plain copy, 0x10 blocks not split; each with one block and with several.
+    for (const k of ['1:true', '1:false', '17:true', '17:false', '16:true', '0:false', '18:true', '19:true']) expect(kinds, k).toContain(k);
+  });
+
+  it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    const bytes = frame(c);
+    const want = raw(c);
+    expect(want.byteLength).toBe(c.nbytes);
+    // numcodecs (the fallback) reads every frame as c-blosc wrote it.
+    expect(same(await new Blosc().decode(bytes), want)).toBe(true);
+    const declined = !['lz4', 'lz4hc'].includes(c.cname) || c.shuffle === 2;
+    // A plain copy is read here whatever its codec; every other frame by its codec and shuffle.
+    expect(bloscReadsHere(bytes)).toBe(!declined || (c.flags & 0x02) !== 0);
+    if (!bloscReadsHere(bytes) || lz4 === null) return;
+    const got = decodeBlosc(bytes, c.nbytes, lz4);
+    expect(got.byteOffset).toBe(0);
+    expect(same(got, want)).toBe(true);
+  });
+
+  it('a frame from before the split flag (0x10 clear) splits only blocks of 128 items or more, as c-blosc reads it', async () => {
+    const view = (b: Uint8Array): DataView => new DataView(b.buffer, b.byteOffset, b.byteLength);
+    // Written unsplit because the blocks are small; the flag cleared, c-blosc's size rule must still say so.
+    const small = cases.filter((c) => (c.flags & 0x12) === 0x10 && c.typesize > 1 && c.typesize <= 16 && c.nbytes > 0);
+    const old = small.filter((c) => view(frame(c)).getInt32(8, true) / c.typesize < 128);
+    expect(old.length).toBeGreaterThan(5);
+    for (const c of old) {
+      const bytes = frame(c);
+      bytes[2] = (bytes[2] as number) & ~0x10;
+      expect(same(await new Blosc().decode(bytes), raw(c)), c.name).toBe(true);
+      if (lz4 !== null) expect(same(decodeBlosc(bytes, c.nbytes, lz4), raw(c)), c.name).toBe(true);
+    }
+  });
+
+  const lz4Frames = cases.filter((c) => c.cname === 'lz4' && c.shuffle === 1 && c.nbytes >= 4000 && (c.flags & 0x02) === 0).slice(0, 6);
+
+  it('a frame cut short anywhere, or with a size in its header changed, throws', () => {
+    if (lz4 === null) return;
+    expect(lz4Frames.length).toBeGreaterThan(3);
+    for (const c of lz4Frames) {
+      const bytes = frame(c);
+      for (let cut = 0; cut < bytes.byteLength; cut += Math.max(1, Math.floor(bytes.byteLength / 97))) {
+        // The header's compressed size then exceeds the bytes read.
+        expect(() => decodeBlosc(bytes.subarray(0, cut), c.nbytes, lz4), `${c.name} cut at ${cut}`).toThrow();
+      }
+      expect(() => decodeBlosc(bytes, c.nbytes + 1, lz4)).toThrow(/holds/);
+      for (const [at, value] of [
+        [8, 0], // block size 0
+        [8, c.nbytes + 1], // a block larger than the chunk
+        [12, bytes.byteLength + 1], // more compressed bytes than read
+        [16, bytes.byteLength], // the first block starts past the end
+        [16, -5],
+      ] as const) {
+        const bad = bytes.slice();
+        new DataView(bad.buffer).setInt32(at, value, true);
+        expect(() => decodeBlosc(bad, c.nbytes, lz4), `${c.name}: ${value} at ${at}`).toThrow(/corrupt/);
+      }
+      // The first stream's size one byte short of its bytes: the stream then decodes short, or the next
+      // stream's size is read from the wrong place.
+      const bad = bytes.slice();
+      const view = new DataView(bad.buffer);
+      const first = view.getInt32(16, true);
+      view.setInt32(first, view.getInt32(first, true) - 1, true);
+      expect(() => decodeBlosc(bad, c.nbytes, lz4)).toThrow();
+    }
+  });
+
+  it('garbage inside the LZ4 streams throws or decodes to the chunk size, never more, never a crash', () => {
+    if (lz4 === null) return;
+    let seed = 7;
+    const rnd = (): number => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+    let thrown = 0;
+    for (const c of lz4Frames) {
+      const bytes = frame(c);
+      for (let k = 0; k < 60; k++) {
+        const bad = bytes.slice();
+        for (let n = 0; n < 8; n++) bad[32 + Math.floor(rnd() * (bad.byteLength - 32))] = Math.floor(rnd() * 256);
+        try {
+          expect(decodeBlosc(bad, c.nbytes, lz4).byteLength).toBe(c.nbytes);
+        } catch (e) {
+          expect(e).toBeInstanceOf(Error);
+          thrown++;
+        }
+      }
+    }
+    expect(thrown).toBeGreaterThan(0);
+  });
+});
+
+describe('Blosc: a cube chunk decoded whole (the fold) equals zarrita and numcodecs', () => {
+  const stores = [
+    { dir: '../../fixtures/cube/era5.zarr/t2m/', region: (k: number[]) => regionOf(k, [24, 36, 36], [48, 73, 144]) },
+    { dir: '../../fixtures/cube/codecs.zarr/v_blosc_lz4_shuffle/', region: (k: number[]) => regionOf(k, [2, 10, 10], [4, 20, 30]) },
+  ];
+
+  it.each(stores.map((s) => [s.dir.split('/').slice(-3, -1).join('/'), s] as const))('%s: every chunk', async (_name, s) => {
+    const url = new URL(s.dir, import.meta.url);
+    const docs = { '.zarray': readFileSync(new URL('.zarray', url), 'utf8'), '.zattrs': readFileSync(new URL('.zattrs', url), 'utf8') };
+    const keys = readdirSync(url).filter((f) => /^\d+(\.\d+)*$/.test(f));
+    expect(keys.length).toBeGreaterThan(5);
+    for (const key of keys) {
+      const bytes = new Uint8Array(readFileSync(new URL(key, url)));
+      expect(bloscReadsHere(bytes)).toBe(true);
+      const region = s.region(key.split('.').map(Number));
+      const whole = await decodeZarrRegion(2, docs, key, bytes, region, true);
+      const sliced = await decodeZarrRegion(2, docs, key, bytes, region, false);
+      expect(whole.shape).toEqual(sliced.shape);
+      expect(whole.data.constructor).toBe(sliced.data.constructor);
+      // Every sample of the region through each one's strides.
+      const [n0, n1, n2] = sliced.shape as [number, number, number];
+      for (let i = 0; i < n0; i++) {
+        for (let j = 0; j < n1; j++) {
+          for (let k = 0; k < n2; k++) {
+            const a = whole.data[i * (whole.stride[0] as number) + j * (whole.stride[1] as number) + k * (whole.stride[2] as number)];
+            const b = sliced.data[i * (sliced.stride[0] as number) + j * (sliced.stride[1] as number) + k * (sliced.stride[2] as number)];
+            if (!Object.is(a, b)) expect(`${key} [${i},${j},${k}] ${String(a)}`).toBe(String(b));
+          }
+        }
+      }
+    }
+  });
+});
+
+function regionOf(key: number[], chunks: number[], shape: number[]): [number, number][] {
+  return key.map((k, d) => [k * (chunks[d] as number), Math.min((k + 1) * (chunks[d] as number), shape[d] as number)]);
+}
