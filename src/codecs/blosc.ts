@@ -32,10 +32,23 @@ export function bloscReadsHere(src: Uint8Array): boolean {
 }
 
 /**
- * Decodes the Blosc frame `src` (bloscReadsHere) of `expected` decoded bytes into a buffer of its own (offset
- * 0, so any typed array views it). Throws on a corrupt frame.
+ * The items a caller reads, as rows of planes: in every plane of `planeItems` items, rows [row0, row1) of
+ * `rowItems` items, and in each the items [0, col1).
  */
-export function decodeBlosc(src: Uint8Array, expected: number, lz4: Lz4Block): Uint8Array {
+export interface ItemRows {
+  readonly planeItems: number;
+  readonly rowItems: number;
+  readonly row0: number;
+  readonly row1: number;
+  readonly col1: number;
+}
+
+/**
+ * Decodes the Blosc frame `src` (bloscReadsHere) of `expected` decoded bytes into a buffer of its own (offset
+ * 0, so any typed array views it). With `part`, a shuffled frame's items outside it are left unwritten (every
+ * stream is still decoded: LZ4 cannot skip). Throws on a corrupt frame.
+ */
+export function decodeBlosc(src: Uint8Array, expected: number, lz4: Lz4Block, part?: ItemRows): Uint8Array {
   const view = new DataView(src.buffer, src.byteOffset, src.byteLength);
   const flags = src[2] as number;
   const typesize = src[3] as number;
@@ -74,7 +87,9 @@ export function decodeBlosc(src: Uint8Array, expected: number, lz4: Lz4Block): U
       parts.push(size === neblock ? stream : lz4(stream, neblock));
       at += size;
     }
-    if (shuffled) unshuffle(parts, typesize, bsize, out, b * blocksize);
+    if (shuffled && part !== undefined && blocksize % typesize === 0 && bsize % typesize === 0) {
+      unshuffleRows(parts, typesize, b * (blocksize / typesize), bsize / typesize, out, part);
+    } else if (shuffled) unshuffle(parts, typesize, bsize, out, b * blocksize);
     else {
       let to = b * blocksize;
       for (const p of parts) {
@@ -93,7 +108,7 @@ export function decodeBlosc(src: Uint8Array, expected: number, lz4: Lz4Block): U
 function unshuffle(parts: Uint8Array[], typesize: number, bsize: number, out: Uint8Array, at: number): void {
   const count = Math.floor(bsize / typesize);
   const whole = parts.length === 1 ? (parts[0] as Uint8Array) : null;
-  const streams = whole === null ? parts : Array.from({ length: typesize }, (_, j) => whole.subarray(j * count, (j + 1) * count));
+  const streams = streamsOf(parts, typesize, count);
   if (typesize === 2) unshuffle2(streams[0] as Uint8Array, streams[1] as Uint8Array, count, out, at);
   else if (typesize === 4) unshuffle4(streams, count, out, at);
   else {
@@ -149,4 +164,44 @@ function unshuffle4(streams: Uint8Array[], count: number, out: Uint8Array, at: n
     }
   }
   for (let i = q * 4; i < count; i++) for (let j = 0; j < 4; j++) out[at + 4 * i + j] = (streams[j] as Uint8Array)[i] as number;
+}
+
+/** The shuffled streams of a block of `count` items (one part a stream, or one part holding them all). */
+function streamsOf(parts: Uint8Array[], typesize: number, count: number): Uint8Array[] {
+  const whole = parts.length === 1 ? (parts[0] as Uint8Array) : null;
+  return whole === null ? parts : Array.from({ length: typesize }, (_, j) => whole.subarray(j * count, (j + 1) * count));
+}
+
+/**
+ * Unshuffles, of the block whose items are [first, first + count) of the chunk, only those in `part`'s rows:
+ * per plane and row, the run of items [0, col1) that falls in the block.
+ */
+function unshuffleRows(parts: Uint8Array[], typesize: number, first: number, count: number, out: Uint8Array, part: ItemRows): void {
+  const streams = streamsOf(parts, typesize, count);
+  const { planeItems, rowItems, row0, row1, col1 } = part;
+  const end = first + count;
+  for (let plane = Math.floor(first / planeItems) * planeItems; plane < end; plane += planeItems) {
+    for (let r = row0; r < row1; r++) {
+      const a = Math.max(first, plane + r * rowItems);
+      const b = Math.min(end, plane + r * rowItems + col1);
+      if (a < b) unshuffleRun(streams, typesize, a - first, b - first, out, first);
+    }
+  }
+}
+
+/** Items [i0, i1) of a block (block-local) into `out`, whose item 0 of the block is item `first` of the chunk. */
+function unshuffleRun(streams: Uint8Array[], typesize: number, i0: number, i1: number, out: Uint8Array, first: number): void {
+  if (typesize === 2) {
+    const s0 = streams[0] as Uint8Array;
+    const s1 = streams[1] as Uint8Array;
+    for (let i = i0, o = 2 * (first + i0); i < i1; i++, o += 2) {
+      out[o] = s0[i] as number;
+      out[o + 1] = s1[i] as number;
+    }
+    return;
+  }
+  for (let j = 0; j < typesize; j++) {
+    const s = streams[j] as Uint8Array;
+    for (let i = i0, o = typesize * (first + i0) + j; i < i1; i++, o += typesize) out[o] = s[i] as number;
+  }
 }

@@ -10,6 +10,13 @@ import Bunzip from 'seek-bzip';
 import { bloscReadsHere, decodeBlosc } from './blosc.ts';
 import { lz4Block } from './lz4.ts';
 
+/** In every plane of a chunk (its leading dimensions), rows [row0, row1) of its last-but-one dimension and columns [0, col1) of its last. */
+export interface ChunkRows {
+  readonly row0: number;
+  readonly row1: number;
+  readonly col1: number;
+}
+
 /** A decoded region: its samples, shape and strides (elements, per dimension). */
 export interface ZarrRegion {
   data: ArrayLike<number | bigint> & { buffer: ArrayBufferLike; byteLength: number };
@@ -110,9 +117,11 @@ export async function decodeZarrRegion(
   region: readonly (readonly [number, number])[],
   /** The caller reads the samples through the strides alone: a whole chunk may come as the decoded chunk, padding and all. */
   byStride = false,
+  /** With byStride, the only samples the caller reads (region-local; the others may hold anything). */
+  rows?: ChunkRows,
 ): Promise<ZarrRegion> {
   if (byStride && format === 2 && bytes !== null) {
-    const fast = bloscChunk(docs, bytes, region);
+    const fast = bloscChunk(docs, bytes, region, rows);
     if (fast !== null) return fast;
   }
   const zarr = await zarrita();
@@ -191,7 +200,7 @@ function bloscLayout(text: string): BloscLayout | null {
  * A whole v2 chunk compressed by Blosc with LZ4 alone, decoded by codecs/blosc.ts (null: anything else, or no
  * native LZ4 here; zarrita and numcodecs decode it, to the same samples).
  */
-function bloscChunk(docs: Record<string, string>, bytes: Uint8Array, region: readonly (readonly [number, number])[]): ZarrRegion | null {
+function bloscChunk(docs: Record<string, string>, bytes: Uint8Array, region: readonly (readonly [number, number])[], rows?: ChunkRows): ZarrRegion | null {
   const lz4 = lz4Block();
   const text = docs['.zarray'];
   if (lz4 === null || text === undefined || !bloscReadsHere(bytes)) return null;
@@ -200,7 +209,10 @@ function bloscChunk(docs: Record<string, string>, bytes: Uint8Array, region: rea
   const { chunks, shape, array, itemsize } = layout;
   if (!region.every(([a, b], d) => a % (chunks[d] as number) === 0 && b === Math.min(a + (chunks[d] as number), shape[d] as number))) return null;
   const count = chunks.reduce((n, c) => n * c, 1);
-  const raw = decodeBlosc(bytes, count * itemsize, lz4);
+  const n = chunks.length;
+  const part =
+    rows === undefined || n < 2 ? undefined : { ...rows, rowItems: chunks[n - 1] as number, planeItems: (chunks[n - 1] as number) * (chunks[n - 2] as number) };
+  const raw = decodeBlosc(bytes, count * itemsize, lz4, part);
   const stride = chunks.map((_, d) => chunks.slice(d + 1).reduce((n, c) => n * c, 1));
   return { data: new array(raw.buffer as ArrayBuffer, 0, count), shape: region.map(([a, b]) => b - a), stride };
 }

@@ -230,8 +230,11 @@ async function decodePlane(codec: TileCodec, bytes: ArrayBuffer, rows: number, s
   return { ...view, span };
 }
 
-/** A cube's block: each plane (a chunk) decoded whole by zarrita, each band a step inside one of them. */
-async function decodeZarrBlock(format: BlockFormat, z: ZarrLayout, block: EncodedBlock, times?: DecodeTimes): Promise<DecodedBlock> {
+/**
+ * A cube's block: each plane (a chunk) decoded whole by zarrita, or by codecs/blosc.ts on the rows `need`
+ * holds, each band a step inside one of them.
+ */
+async function decodeZarrBlock(format: BlockFormat, z: ZarrLayout, block: EncodedBlock, need?: BlockSpan, times?: DecodeTimes): Promise<DecodedBlock> {
   const { yDim, xDim, chunks, shape } = z;
   const window = {
     col0: block.col0,
@@ -239,6 +242,12 @@ async function decodeZarrBlock(format: BlockFormat, z: ZarrLayout, block: Encode
     width: Math.min(chunks[xDim] as number, format.levelWidth - block.col0),
     height: Math.min(chunks[yDim] as number, format.levelHeight - block.row0),
   };
+  // Rows are contiguous when y and x are the last two dimensions: then only the rows and columns the zones
+  // need are unshuffled (the fold reads no other sample).
+  const rows =
+    need && yDim === shape.length - 2 && xDim === shape.length - 1
+      ? { row0: Math.max(0, need.row0), row1: Math.min(window.height, need.row1), col1: Math.min(window.width, need.col1) }
+      : undefined;
   const t0 = now();
   const regions = await Promise.all(
     block.planes.map((bytes, p) => {
@@ -248,7 +257,7 @@ async function decodeZarrBlock(format: BlockFormat, z: ZarrLayout, block: Encode
         const start = d === yDim ? block.row0 : d === xDim ? block.col0 : (coords[d] as number) * size;
         return [start, Math.min(start + size, n)];
       });
-      return decodeZarrRegion(z.zarrFormat, z.docs, block.chunkKeys?.[p] ?? '', bytes === null ? null : new Uint8Array(bytes), region, true);
+      return decodeZarrRegion(z.zarrFormat, z.docs, block.chunkKeys?.[p] ?? '', bytes === null ? null : new Uint8Array(bytes), region, true, rows);
     }),
   );
   if (times) {
@@ -273,7 +282,7 @@ async function decodeZarrBlock(format: BlockFormat, z: ZarrLayout, block: Encode
  * caller to cache.
  */
 export async function decodeBlock(format: BlockFormat, block: EncodedBlock, keep: boolean, need?: BlockSpan, times?: DecodeTimes): Promise<DecodedBlock> {
-  if (format.zarr) return decodeZarrBlock(format, format.zarr, block, times);
+  if (format.zarr) return decodeZarrBlock(format, format.zarr, block, need, times);
   const { codec, maskCodec } = format;
   const tw = codec.tileWidth;
   // Decoded blocks are always tileWidth wide; edge tiles and the last strip hold fewer real pixels.
