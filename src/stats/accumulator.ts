@@ -128,6 +128,8 @@ class Accumulator extends Moments implements StatsAccumulator {
   private cells: CellList | null;
   /** Resolved on the first result (partials built in workers are merged, never asked). */
   private plan: ResultPlan | undefined;
+  /** The state results read, filled again for each (a result never keeps it). */
+  private resultState: ResultState | undefined;
 
   constructor(names: readonly StatName[], weighted: boolean, countItems: boolean, capacity: number, keep = false) {
     const needs = needsOf(names);
@@ -306,9 +308,7 @@ class Accumulator extends Moments implements StatsAccumulator {
     const { distinct } = (this.plan ??= planOf(this.names));
     const weight = this.wSum + this.wComp;
     const empty = this.items === 0;
-    return new ResultState(
-      this,
-      distinct,
+    return (this.resultState ??= new ResultState(this, distinct)).take(
       empty,
       this.countItems ? this.items : empty ? 0 : weight,
       weight,

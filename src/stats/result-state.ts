@@ -1,7 +1,6 @@
 /**
  * An accumulator's state as the statistic declarations read it (declaration.ts StatState): its numbers,
- * taken once, and its kept values and cells, read on demand. One object a result: a cube's answer takes ~1M
- * results, and six closures each were most of their garbage. Pure.
+ * taken for each result, and its kept values and cells, read on demand. Pure.
  */
 import type { ResultPlan } from './names.ts';
 import type { Frequencies } from './frequencies.ts';
@@ -18,24 +17,55 @@ export interface StateSource {
   cellsInOrder(): ReturnType<StatState['cells']>;
 }
 
-/** An accumulator's state as the declarations read it: its numbers, taken once, and its kept values and cells on demand. */
+/**
+ * An accumulator's state as the declarations read it: its numbers, taken for each result (`take`), and its kept
+ * values and cells on demand. One object an accumulator, filled again for each result: a cube's answer takes
+ * ~1M results, and an object each was ~130 MB of the main thread's garbage (a result never keeps its state).
+ */
 export class ResultState implements StatState {
   private memo: Runs | null | undefined;
+  empty = true;
+  count = 0;
+  weight = 0;
+  sum = 0;
+  m2 = 0;
+  min = 0;
+  max = 0;
+  nodata = 0;
+  minCell = -1;
+  maxCell = -1;
 
   constructor(
     private readonly acc: StateSource,
     private readonly distinct: ResultPlan['distinct'],
-    readonly empty: boolean,
-    readonly count: number,
-    readonly weight: number,
-    readonly sum: number,
-    readonly m2: number,
-    readonly min: number,
-    readonly max: number,
-    readonly nodata: number,
-    readonly minCell: number,
-    readonly maxCell: number,
   ) {}
+
+  /** The accumulator's numbers now (the runs of kept values are then read again on demand). */
+  take(
+    empty: boolean,
+    count: number,
+    weight: number,
+    sum: number,
+    m2: number,
+    min: number,
+    max: number,
+    nodata: number,
+    minCell: number,
+    maxCell: number,
+  ): this {
+    this.memo = undefined;
+    this.empty = empty;
+    this.count = count;
+    this.weight = weight;
+    this.sum = sum;
+    this.m2 = m2;
+    this.min = min;
+    this.max = max;
+    this.nodata = nodata;
+    this.minCell = minCell;
+    this.maxCell = maxCell;
+    return this;
+  }
 
   quantile(q: number): number | null {
     return this.empty ? null : this.acc.frequencies().quantile(q, false, this.acc.weighted);

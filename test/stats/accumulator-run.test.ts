@@ -80,6 +80,28 @@ describe.each([
     );
   });
 
+  it('a result asked again after more cells (or after a reset) answers as a fresh accumulator: results share one state object', () => {
+    fc.assert(
+      fc.property(fc.array(cell, { maxLength: 30 }), fc.array(cell, { maxLength: 30 }), (before, more) => {
+        for (const names of [PLAIN, WITH_VALUES]) {
+          const acc = oneByOne(createAccumulator({ names, weighted }), before);
+          const first = acc.result();
+          expect(first).toEqual(oneByOne(createAccumulator({ names, weighted }), before).result());
+          oneByOne(acc, more);
+          const fresh = oneByOne(createAccumulator({ names, weighted }), [...before, ...more]);
+          expect(acc.result()).toEqual(fresh.result());
+          const a = new Float64Array(names.length + 1);
+          const b = new Float64Array(names.length + 1);
+          expect(acc.resultNumbers(a, 0)).toBe(fresh.resultNumbers(b, 0));
+          expect(Array.from(a)).toEqual(Array.from(b));
+          acc.reset();
+          oneByOne(acc, more);
+          expect(acc.result()).toEqual(oneByOne(createAccumulator({ names, weighted }), more).result());
+        }
+      }),
+    );
+  });
+
   it('mergePacked of writePacked merges as merge does, in any order of parts', () => {
     fc.assert(
       fc.property(fc.array(fc.array(cell, { maxLength: 20 }), { maxLength: 5 }), (parts) => {
