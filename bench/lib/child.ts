@@ -99,14 +99,20 @@ export interface Server {
   signal: Signal;
 }
 
+/** The node options `npm start` gives the service (package.json), so that a benchmark measures what it runs. */
+const START_FLAGS: string[] = (() => {
+  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['start'] ?? '';
+  return /exec node (.*?)\s*dist\/server\.js/.exec(start)?.[1]?.split(/\s+/).filter(Boolean) ?? [];
+})();
+
 /**
- * The service as `npm start` runs it (node dist/server.js; the drivers' run.sh build dist/ when stale), configured by
+ * The service as `npm start` runs it (node with its options, dist/server.js; the drivers' run.sh build dist/ when stale), configured by
  * the environment with LOG_LEVEL=warn, ZONAL_DATA_ROOTS=bench/data and ZONAL_DRAIN_DELAY_MS=0, then `env`, on
  * 127.0.0.1 at a free port: ready once GET /health answers (60 s at most). `role` names it in errors.
  */
 export async function startServer(role: string, env: Record<string, string> = {}): Promise<Server> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ['dist/server.js'], {
+  const proc = spawn(process.execPath, [...START_FLAGS, 'dist/server.js'], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -24,7 +24,18 @@ describe('Dockerfile', () => {
     expect(final).toMatch(/^FROM node:24-[a-z-]+\s*$/m);
     expect(final).toMatch(/^USER node$/m);
     expect(final).toMatch(/HEALTHCHECK[\s\S]*\/health\/live/);
-    expect(final).toMatch(/^CMD \["node", "dist\/server\.js"\]$/m);
+    expect(final).toMatch(/^CMD \["node", (?:"--[a-z-]+=\d+", )*"dist\/server\.js"\]$/m);
+  });
+
+  it('starts node with the options `npm start` gives it (the memory the README states is measured with them)', () => {
+    const pkg = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as { scripts: Record<string, string> };
+    const npmStart = /exec node (.*?)\s*dist\/server\.js/
+      .exec(pkg.scripts['start'] ?? '')?.[1]
+      ?.split(/\s+/)
+      .filter(Boolean);
+    const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(final)?.[1] ?? '[]') as string[];
+    expect(npmStart).toContain('--max-semi-space-size=8');
+    expect(cmd.slice(1, -1)).toEqual(npmStart);
   });
 
   it('has no dev tooling in the final stage: no sources, no tsx, no full npm ci', () => {
