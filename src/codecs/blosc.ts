@@ -23,6 +23,19 @@ function corrupt(why: string): Error {
   return new Error(`corrupt Blosc chunk: ${why}`);
 }
 
+/**
+ * Refuses a Blosc frame that c-blosc's own check (`blosc_cbuffer_validate`) refuses, and one that would decode
+ * to more than `most` bytes. numcodecs' decoder reads the header's sizes without knowing how many bytes it was
+ * given: a chunk cut short would be decoded from whatever follows it in WebAssembly memory.
+ */
+export function checkBloscFrame(src: Uint8Array, most: number): void {
+  if (src.byteLength < HEADER) throw corrupt(`${src.byteLength} bytes are shorter than its header`);
+  const view = new DataView(src.buffer, src.byteOffset, src.byteLength);
+  if (view.getInt32(12, true) !== src.byteLength) throw corrupt('its compressed size is not the bytes read');
+  const nbytes = view.getInt32(4, true);
+  if (nbytes < 0 || nbytes > most) throw corrupt(`it would decode to ${nbytes} bytes`);
+}
+
 /** Whether `src` is a Blosc frame this decoder reads (else numcodecs' decoder takes it). */
 export function bloscReadsHere(src: Uint8Array): boolean {
   if (src.byteLength < HEADER || src[0] !== 2) return false;
@@ -56,7 +69,7 @@ export function decodeBlosc(src: Uint8Array, expected: number, lz4: Lz4Block, pa
   const blocksize = view.getInt32(8, true);
   const cbytes = view.getInt32(12, true);
   if (nbytes !== expected) throw corrupt(`it holds ${nbytes} bytes, the chunk ${expected}`);
-  if (cbytes > src.byteLength || cbytes < HEADER) throw corrupt('its compressed size is not the bytes read');
+  if (cbytes !== src.byteLength) throw corrupt('its compressed size is not the bytes read');
   const out = new Uint8Array(Buffer.allocUnsafeSlow(nbytes).buffer, 0, nbytes);
   if (nbytes === 0) return out;
   if (blocksize <= 0 || blocksize > nbytes || typesize === 0) throw corrupt('its block size or type size is impossible');

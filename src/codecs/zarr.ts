@@ -7,7 +7,7 @@
 import { gunzipSync, inflateSync } from 'node:zlib';
 import type * as Zarrita from 'zarrita';
 import Bunzip from 'seek-bzip';
-import { bloscReadsHere, decodeBlosc } from './blosc.ts';
+import { bloscReadsHere, checkBloscFrame, decodeBlosc } from './blosc.ts';
 import { lz4Block } from './lz4.ts';
 
 /** In every plane of a chunk (its leading dimensions), rows [row0, row1) of its last-but-one dimension and columns [0, col1) of its last. */
@@ -43,6 +43,43 @@ const zlibCodec = bytesCodec('zlib', (b) => new Uint8Array(inflateSync(b)));
 const gzipCodec = bytesCodec('gzip', (b) => new Uint8Array(gunzipSync(b)));
 const bz2Codec = bytesCodec('bz2', (b) => new Uint8Array(Bunzip.decode(Buffer.from(b.buffer, b.byteOffset, b.byteLength))));
 
+type Loader = NonNullable<ReturnType<typeof Zarrita.registry.get>>;
+interface ChunkMeta {
+  shape?: readonly number[];
+  data_type?: unknown;
+}
+interface BytesCodec {
+  encode(data: Uint8Array): Promise<Uint8Array> | Uint8Array;
+  decode(data: Uint8Array): Promise<Uint8Array> | Uint8Array;
+}
+
+/**
+ * numcodecs' Blosc behind c-blosc's frame check (codecs/blosc.ts checkBloscFrame): a chunk cut short, or one
+ * whose header promises more than twice the chunk's bytes (room for a codec after it), is refused before
+ * numcodecs reads past its end or grows its memory to the promise.
+ */
+function checkedBlosc(original: Loader | undefined): Loader | undefined {
+  if (original === undefined) return undefined;
+  return async () => {
+    const Codec = (await original()) as unknown as { fromConfig(config: unknown, meta: ChunkMeta): BytesCodec };
+    return {
+      fromConfig: (config: unknown, meta: ChunkMeta) => {
+        const codec = Codec.fromConfig(config, meta);
+        const item = /(\d+)$/.exec(String(meta.data_type))?.[1];
+        const raw = (meta.shape ?? []).reduce((n, d) => n * d, 1) * (item === undefined ? 8 : Math.ceil(Number(item) / 8));
+        return {
+          kind: 'bytes_to_bytes',
+          encode: (data: Uint8Array) => codec.encode(data),
+          decode: (data: Uint8Array) => {
+            checkBloscFrame(data, 2 * raw + 4096);
+            return codec.decode(data);
+          },
+        };
+      },
+    } as unknown as Entry;
+  };
+}
+
 let loaded: Promise<typeof Zarrita> | undefined;
 
 /**
@@ -52,6 +89,8 @@ let loaded: Promise<typeof Zarrita> | undefined;
 function zarrita(): Promise<typeof Zarrita> {
   loaded ??= import('zarrita').then((z) => {
     z.registry.set('zlib', zlibCodec).set('numcodecs.zlib', zlibCodec).set('gzip', gzipCodec).set('numcodecs.gzip', gzipCodec).set('numcodecs.bz2', bz2Codec);
+    const blosc = checkedBlosc(z.registry.get('blosc'));
+    if (blosc) z.registry.set('blosc', blosc).set('numcodecs.blosc', blosc);
     return z;
   });
   return loaded;
@@ -130,15 +169,28 @@ export async function decodeZarrRegion(
   // A region that is one whole chunk (the fold's blocks): the decoded chunk itself, without a copy of it
   // (~0.5 MB a chunk of garbage; its padding past the array's edge is never read). Shards go through get().
   const shape = arr.chunks;
+  const sharded = Object.values(docs).some((text) => text.includes('sharding_indexed'));
   const whole =
-    byStride &&
-    !Object.values(docs).some((text) => text.includes('sharding_indexed')) &&
-    region.every(([a, b], d) => a % (shape[d] as number) === 0 && b === Math.min(a + (shape[d] as number), arr.shape[d] as number));
+    byStride && !sharded && region.every(([a, b], d) => a % (shape[d] as number) === 0 && b === Math.min(a + (shape[d] as number), arr.shape[d] as number));
   if (whole) {
     const chunk = await arr.getChunk(region.map(([a], d) => a / (shape[d] as number)));
+    checkCount(chunk.data, shape);
     const decoded = { data: chunk.data, shape: region.map(([a, b]) => b - a), stride: chunk.stride } as unknown as ZarrRegion;
     if (bytes === null && patched.fill !== undefined) (decoded.data as unknown as Float64Array).fill(patched.fill);
     return decoded;
+  }
+  // A region inside one stored chunk (coordinates, bounds): the chunk decoded and counted, then the region
+  // copied out of it. zarrita's get() would copy from a chunk that decoded short as if it were whole.
+  if (bytes !== null && !sharded && region.every(([a, b], d) => Math.floor(a / (shape[d] as number)) === Math.floor((b - 1) / (shape[d] as number)))) {
+    const origin = region.map(([a], d) => Math.floor(a / (shape[d] as number)));
+    const chunk = await arr.getChunk(origin);
+    checkCount(chunk.data, shape);
+    if (ArrayBuffer.isView(chunk.data)) {
+      return sliceChunk(
+        chunk as unknown as ZarrRegion,
+        region.map(([a, b], d) => [a - (origin[d] as number) * (shape[d] as number), b - (origin[d] as number) * (shape[d] as number)]),
+      );
+    }
   }
   const out = await zarr.get(
     arr,
@@ -147,6 +199,33 @@ export async function decodeZarrRegion(
   const decoded = out as unknown as ZarrRegion;
   if (bytes === null && patched.fill !== undefined) (decoded.data as unknown as Float64Array).fill(patched.fill);
   return decoded;
+}
+
+/** A decoded chunk must hold every value of its shape (a codec that stops short leaves the rest unwritten). */
+function checkCount(data: { length: number }, shape: readonly number[]): void {
+  const want = shape.reduce((n, c) => n * c, 1);
+  if (data.length !== want) throw new Error(`corrupt Zarr chunk: it decoded to ${data.length} values, the chunk holds ${want}`);
+}
+
+/** The chunk-local region `[start, stop)` per dimension of a decoded chunk, copied in C order. */
+function sliceChunk(chunk: ZarrRegion, region: readonly (readonly [number, number])[]): ZarrRegion {
+  const shape = region.map(([a, b]) => b - a);
+  const count = shape.reduce((n, c) => n * c, 1);
+  const data = new (chunk.data.constructor as new (n: number) => Samples)(count) as unknown as Record<number, unknown>;
+  const from = chunk.data as unknown as Record<number, unknown>;
+  const at = region.map(([a]) => a);
+  for (let i = 0; i < count; i++) {
+    let src = 0;
+    for (let d = 0; d < at.length; d++) src += (at[d] as number) * (chunk.stride[d] as number);
+    data[i] = from[src];
+    // The next position, last dimension fastest.
+    for (let d = at.length - 1; d >= 0; d--) {
+      const r = region[d] as readonly [number, number];
+      if ((at[d] = (at[d] as number) + 1) < r[1]) break;
+      at[d] = r[0];
+    }
+  }
+  return { data: data as unknown as Samples, shape, stride: shape.map((_, d) => shape.slice(d + 1).reduce((n, c) => n * c, 1)) };
 }
 
 type Samples = ZarrRegion['data'];

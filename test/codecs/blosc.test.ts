@@ -194,6 +194,29 @@ describe('Blosc: a cube chunk decoded whole (the fold) equals zarrita and numcod
   });
 });
 
+describe('Blosc: a corrupt chunk is refused by both decoders, never read as a shorter one', () => {
+  it('cut short, or with a size inside that is not the bytes read or the chunk’s, through the fast path and numcodecs', async () => {
+    const url = new URL('../../fixtures/cube/era5.zarr/t2m/', import.meta.url);
+    const docs = { '.zarray': readFileSync(new URL('.zarray', url), 'utf8'), '.zattrs': readFileSync(new URL('.zattrs', url), 'utf8') };
+    const chunk = new Uint8Array(readFileSync(new URL('0.0.0', url)));
+    const withSize = (at: number, value: number): Uint8Array => {
+      const b = chunk.slice();
+      new DataView(b.buffer).setInt32(at, value, true);
+      return b;
+    };
+    const region = regionOf([0, 0, 0], [24, 36, 36], [48, 73, 144]);
+    const sliced = regionOf([0, 0, 0], [24, 36, 36], [48, 73, 144]).map(([a, b]): [number, number] => [a + 1, b - 1]);
+    // A smaller decoded size (numcodecs would decode that many bytes), a larger one, cut short, the header only.
+    for (const bad of [withSize(4, 12_346), withSize(4, 2 * 24 * 36 * 36 + 2), chunk.subarray(0, chunk.byteLength - 100), chunk.subarray(0, 10)]) {
+      await expect(decodeZarrRegion(2, docs, '0.0.0', bad, region, true), `${bad.byteLength} bytes, fold`).rejects.toThrow();
+      // The region inside the chunk goes through zarrita and numcodecs whatever the native decoder.
+      await expect(decodeZarrRegion(2, docs, '0.0.0', bad, sliced, false), `${bad.byteLength} bytes, sliced`).rejects.toThrow(/corrupt|Failed to decode/);
+    }
+    const good = await decodeZarrRegion(2, docs, '0.0.0', chunk, sliced, false);
+    expect(good.shape).toEqual([22, 34, 34]);
+  });
+});
+
 function regionOf(key: number[], chunks: number[], shape: number[]): [number, number][] {
   return key.map((k, d) => [k * (chunks[d] as number), Math.min((k + 1) * (chunks[d] as number), shape[d] as number)]);
 }

@@ -3,6 +3,7 @@
  * may be wrong), and the rows carry their coordinates in every many-zones format. Stores are the fixtures
  * of fixtures/cube served by a real HTTP server honouring Range, plus small in-memory stores on it.
  */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { parquetReadObjects } from 'hyparquet';
@@ -94,6 +95,30 @@ describe("cube: refusals in the user's words", () => {
     expect(res.statusCode).toBe(422);
     expect(res.json()).toMatchObject({ code: 'unsupported_codec', codec: 'numcodecs.zfpy' });
     expect(res.json().detail).toContain('"zfpy"');
+  });
+
+  it('a corrupt Blosc chunk is a 4xx naming the source, and the service answers the next request', async () => {
+    // era5.zarr served again under /bad.zarr, one chunk the zones read cut short or with a wrong size inside.
+    const copy = (dir: string): void => {
+      for (const name of readdirSync(`${ROOT}era5.zarr/${dir}`)) {
+        const rel = dir === '' ? name : `${dir}/${name}`;
+        if (statSync(`${ROOT}era5.zarr/${rel}`).isDirectory()) copy(rel);
+        else files.setFile(`/bad.zarr/${rel}`, new Uint8Array(readFileSync(`${ROOT}era5.zarr/${rel}`)));
+      }
+    };
+    copy('');
+    const chunk = new Uint8Array(readFileSync(`${ROOT}era5.zarr/t2m/0.0.0`));
+    const wrongSize = chunk.slice();
+    new DataView(wrongSize.buffer).setInt32(4, 12345, true);
+    for (const bad of [chunk.subarray(0, chunk.byteLength - 100), wrongSize, chunk.subarray(0, 10)]) {
+      files.setFile('/bad.zarr/t2m/0.0.0', bad);
+      const res = await post({ url: files.url('/bad.zarr'), variable: 't2m' });
+      expect(res.statusCode).toBe(422);
+      expect(res.json()).toMatchObject({ code: 'invalid_source' });
+      expect(res.json().detail).toContain('could not be decoded');
+    }
+    const good = await post({ url: files.url('/era5.zarr'), variable: 't2m', sel: { time: '2020-01-01T06:00:00Z' } });
+    expect(good.statusCode).toBe(200);
   });
 
   it('an irregular axis without bounds is refused', async () => {
