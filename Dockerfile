@@ -44,6 +44,6 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=10s \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/live').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 # node itself is PID 1's child-free process: SIGTERM reaches the server and starts its drain.
 STOPSIGNAL SIGTERM
-# The main thread's young generation capped at 8 MB semi-spaces, as `npm start` does (README, Memory): Node 24
+# The main thread's young generation capped at 4 MB semi-spaces, as `npm start` does (README, Memory): Node 24
 # otherwise sizes it from the machine's memory, and a year of hourly cube steps then peaked ~100 MiB higher.
-CMD ["node", "--max-semi-space-size=8", "dist/server.js"]
+CMD ["node", "--max-semi-space-size=4", "dist/server.js"]

@@ -34,7 +34,7 @@ describe('Dockerfile', () => {
       ?.split(/\s+/)
       .filter(Boolean);
     const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(final)?.[1] ?? '[]') as string[];
-    expect(npmStart).toContain('--max-semi-space-size=8');
+    expect(npmStart).toContain('--max-semi-space-size=4');
     expect(cmd.slice(1, -1)).toEqual(npmStart);
   });
 
