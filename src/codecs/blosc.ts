@@ -70,7 +70,8 @@ export function decodeBlosc(src: Uint8Array, expected: number, lz4: Lz4Block, pa
   const cbytes = view.getInt32(12, true);
   if (nbytes !== expected) throw corrupt(`it holds ${nbytes} bytes, the chunk ${expected}`);
   if (cbytes !== src.byteLength) throw corrupt('its compressed size is not the bytes read');
-  const out = new Uint8Array(Buffer.allocUnsafeSlow(nbytes).buffer, 0, nbytes);
+  // Every byte is written unless a part is asked for: then the rest is zeros, never an earlier buffer's bytes.
+  const out = part === undefined ? new Uint8Array(Buffer.allocUnsafeSlow(nbytes).buffer, 0, nbytes) : new Uint8Array(nbytes);
   if (nbytes === 0) return out;
   if (blocksize <= 0 || blocksize > nbytes || typesize === 0) throw corrupt('its block size or type size is impossible');
   if ((flags & MEMCPYED) !== 0) {
