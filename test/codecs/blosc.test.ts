@@ -72,7 +72,7 @@ describe('Blosc: the fast decoder against c-blosc', () => {
     }
   });
 
-  it('a frame decoded on some rows of each plane holds c-blosc’s bytes there, across block edges, and zeros elsewhere', () => {
+  it('a frame decoded on some rows of each plane holds c-blosc’s bytes there, across block edges, and no foreign bytes elsewhere', () => {
     if (lz4 === null) return;
     const shuffled = cases.filter((c) => bloscReadsHere(frame(c)) && c.shuffle === 1 && c.typesize > 1 && c.nbytes / c.typesize >= 100);
     expect(shuffled.filter((c) => c.blocks > 2).length).toBeGreaterThan(5);
@@ -91,8 +91,11 @@ describe('Blosc: the fast decoder against c-blosc', () => {
           const inPlane = i % part.planeItems;
           const row = Math.floor(inPlane / part.rowItems);
           if (row < part.row0 || row >= part.row1 || inPlane % part.rowItems >= part.col1) {
-            // Outside the part: zeros, never the bytes of an earlier buffer.
-            for (let j = 0; j < c.typesize; j++) if (got[i * c.typesize + j] !== 0) expect(`${c.name} item ${i} outside`).toBe('zero');
+            // Outside the part: zeros (or the true bytes, where a block is unshuffled whole), never an earlier buffer's.
+            for (let j = 0; j < c.typesize; j++) {
+              const b = got[i * c.typesize + j];
+              if (b !== 0 && b !== want[i * c.typesize + j]) expect(`${c.name} item ${i} outside`).toBe('zero or true');
+            }
             continue;
           }
           checked++;
