@@ -58,8 +58,8 @@ export interface ItemRows {
 
 /**
  * Decodes the Blosc frame `src` (bloscReadsHere) of `expected` decoded bytes into a buffer of its own (offset
- * 0, so any typed array views it). With `part`, a shuffled frame's items outside it are left unwritten (every
- * stream is still decoded: LZ4 cannot skip). Throws on a corrupt frame.
+ * 0, so any typed array views it). With `part`, a shuffled frame's items outside it are zeros (every stream
+ * is still decoded: LZ4 cannot skip). Throws on a corrupt frame.
  */
 export function decodeBlosc(src: Uint8Array, expected: number, lz4: Lz4Block, part?: ItemRows): Uint8Array {
   const view = new DataView(src.buffer, src.byteOffset, src.byteLength);
