@@ -46,7 +46,7 @@ const bz2Codec = bytesCodec('bz2', (b) => new Uint8Array(Bunzip.decode(Buffer.fr
 type Loader = NonNullable<ReturnType<typeof Zarrita.registry.get>>;
 interface ChunkMeta {
   shape?: readonly number[];
-  data_type?: unknown;
+  dataType?: unknown;
 }
 interface BytesCodec {
   encode(data: Uint8Array): Promise<Uint8Array> | Uint8Array;
@@ -65,7 +65,7 @@ function checkedBlosc(original: Loader | undefined): Loader | undefined {
     return {
       fromConfig: (config: unknown, meta: ChunkMeta) => {
         const codec = Codec.fromConfig(config, meta);
-        const item = /(\d+)$/.exec(String(meta.data_type))?.[1];
+        const item = /(\d+)$/.exec(String(meta.dataType))?.[1];
         const raw = (meta.shape ?? []).reduce((n, d) => n * d, 1) * (item === undefined ? 8 : Math.ceil(Number(item) / 8));
         return {
           kind: 'bytes_to_bytes',

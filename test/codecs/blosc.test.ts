@@ -219,6 +219,10 @@ describe('Blosc: a corrupt chunk is refused by both decoders, never read as a sh
       // The region inside the chunk goes through zarrita and numcodecs whatever the native decoder.
       await expect(decodeZarrRegion(2, docs, '0.0.0', bad, sliced, false), `${bad.byteLength} bytes, sliced`).rejects.toThrow(/corrupt|Failed to decode/);
     }
+    // A header promising three times the chunk is refused before numcodecs grows its memory to it.
+    const promise = decodeZarrRegion(2, docs, '0.0.0', withSize(4, 3 * 2 * 24 * 36 * 36), sliced, false);
+    const error = (await promise.catch((e: unknown) => e)) as Error & { cause?: Error };
+    expect(`${error.message} ${error.cause?.message ?? ''}`).toMatch(/would decode to 186624 bytes/);
     const good = await decodeZarrRegion(2, docs, '0.0.0', chunk, sliced, false);
     expect(good.shape).toEqual([22, 34, 34]);
   });
