@@ -42,8 +42,9 @@ function decodeBlock(b: Binding, src: Uint8Array, size: number): Uint8Array {
   return out;
 }
 
+const native: Lz4Block | null = binding === null ? null : (src, size) => decodeBlock(binding, src, size);
+
 /** The native LZ4 block decoder, or null (then Blosc chunks go through numcodecs). */
 export function lz4Block(): Lz4Block | null {
-  const b = binding;
-  return b === null ? null : (src, size) => decodeBlock(b, src, size);
+  return native;
 }

@@ -201,6 +201,11 @@ export async function decodeZarrRegion(
   return decoded;
 }
 
+/** The strides (in elements) of an array of `shape` in C order. */
+export function cStrides(shape: readonly number[]): number[] {
+  return shape.map((_, d) => shape.slice(d + 1).reduce((n, c) => n * c, 1));
+}
+
 /** A decoded chunk must hold every value of its shape (a codec that stops short leaves the rest unwritten). */
 function checkCount(data: { length: number }, shape: readonly number[]): void {
   const want = shape.reduce((n, c) => n * c, 1);
@@ -225,7 +230,7 @@ function sliceChunk(chunk: ZarrRegion, region: readonly (readonly [number, numbe
       at[d] = r[0];
     }
   }
-  return { data: data as unknown as Samples, shape, stride: shape.map((_, d) => shape.slice(d + 1).reduce((n, c) => n * c, 1)) };
+  return { data: data as unknown as Samples, shape, stride: cStrides(shape) };
 }
 
 type Samples = ZarrRegion['data'];
@@ -292,6 +297,5 @@ function bloscChunk(docs: Record<string, string>, bytes: Uint8Array, region: rea
   const part =
     rows === undefined || n < 2 ? undefined : { ...rows, rowItems: chunks[n - 1] as number, planeItems: (chunks[n - 1] as number) * (chunks[n - 2] as number) };
   const raw = decodeBlosc(bytes, count * itemsize, lz4, part);
-  const stride = chunks.map((_, d) => chunks.slice(d + 1).reduce((n, c) => n * c, 1));
-  return { data: new array(raw.buffer as ArrayBuffer, 0, count), shape: region.map(([a, b]) => b - a), stride };
+  return { data: new array(raw.buffer as ArrayBuffer, 0, count), shape: region.map(([a, b]) => b - a), stride: cStrides(chunks) };
 }

@@ -12,7 +12,7 @@ import type { Grid } from '../geometry/grid.ts';
 import type { BlockFormat, EncodedBlock } from '../raster/decode.ts';
 import type { TileCodec } from '../raster/geotiff-adapter.ts';
 import type { RasterLevel, RasterReader } from '../raster/reader.ts';
-import { decodeZarrRegion, hasZarrCodec } from '../codecs/zarr.ts';
+import { cStrides, decodeZarrRegion, hasZarrCodec } from '../codecs/zarr.ts';
 import { axisOf, edgesFromBounds, edgesFromCentres, gridOf, isAngular, packingOf, proj4OfGridMapping, WGS84, type Attrs, type Packing } from './cf.ts';
 import { timeAxis } from './cf-time.ts';
 import type { Dimension } from './select.ts';
@@ -107,7 +107,7 @@ async function readWhole(store: CubeStore, a: ZarrArray, signal?: AbortSignal): 
     throw new ZonalError('unsupported_grid', `The coordinate "${a.path}" holds ${size.toLocaleString('en')} values, more than a cube's axis may.`);
   const out: number[] = Array.from({ length: size });
   const grid = a.shape.map((n, d) => Math.ceil(n / (a.chunks[d] as number)));
-  const strides = a.shape.map((_, d) => a.shape.slice(d + 1).reduce((p, n) => p * n, 1));
+  const strides = cStrides(a.shape);
   const total = grid.reduce((p, n) => p * n, 1);
   const local = { ...a, path: '' };
   for (let k = 0; k < total; k++) {
