@@ -1,11 +1,11 @@
 /**
  * The plain fold of a zone's cells on a block (raster/fold.ts): one accumulator with the request's own
- * weighting, no further channel, class or kept value, every band (a cube's 24 steps and more) read as
- * numbers and added cell after cell with `addRun`, the bands' states written packed (fold-packed.ts) rather
- * than one accumulator and snapshot a band. The same numbers as adding cell by cell. Pure.
+ * weighting, no further channel, class or kept value, every band (a cube's 24 steps and more) read from its
+ * raw samples and folded by the accumulator's `packRun` in one pass, the bands' states written packed
+ * (fold-packed.ts) rather than one accumulator and snapshot a band. The same numbers as adding cell by cell. Pure.
  */
 import type { Coverage } from '../coverage/coverage.ts';
-import { PACKED_FIELDS, type StatsAccumulator } from '../stats/accumulator.ts';
+import { PACKED_FIELDS, type ScaledRun, type StatsAccumulator } from '../stats/accumulator.ts';
 import type { CellList } from './fold-cells.ts';
 import type { DecodedBlock } from './decode.ts';
 import type { FoldBand, FoldTask, PackedBands } from './fold-types.ts';
@@ -20,10 +20,23 @@ export function cfInvalid(band: FoldBand): ((raw: number) => boolean) | null {
   return (raw) => raw < validMin || raw > validMax || also.includes(raw);
 }
 
-/** The thread's scratch: each cell's value of the current band, its cell id, and its sample's place in a band (−1: masked). */
-let values = new Float64Array(4096);
+/** The thread's scratch: each cell's id and its sample's place in a band (−1: masked); the run packRun reads. */
 let cellIds = new Int32Array(4096);
 let places = new Int32Array(4096);
+const run: ScaledRun = {
+  raw: undefined,
+  first: 0,
+  absent: 0,
+  at: places,
+  nodata: null,
+  invalid: null,
+  scale: 1,
+  offset: 0,
+  weights: new Float64Array(0),
+  cells: cellIds,
+  areas: null,
+  n: 0,
+};
 
 /**
  * Every band of a block for one zone through `acc` (fresh, of the task's options), packed; null where the plain
@@ -33,8 +46,7 @@ export function foldPlain(task: FoldTask, acc: StatsAccumulator, block: DecodedB
   const bands = block.bands;
   if (task.bands.length < 2 || !acc.packs() || bands.some((s) => s?.isBig === true)) return null;
   const { n, w: ws, r: rs, c: cs, area: as } = list;
-  if (values.length < n) {
-    values = new Float64Array(n);
+  if (places.length < n) {
     cellIds = new Int32Array(n);
     places = new Int32Array(n);
   }
@@ -43,34 +55,31 @@ export function foldPlain(task: FoldTask, acc: StatsAccumulator, block: DecodedB
   const fill = task.format.fill;
   const out = new Float64Array(task.bands.length * BAND_FIELDS);
   for (let k = 0; k < n; k++) cellIds[k] = (cw.row0 + (rs[k] as number)) * width + cw.col0 + (cs[k] as number);
+  run.at = places;
+  run.weights = ws;
+  run.cells = cellIds;
+  run.areas = as;
+  run.n = n;
   // Each cell's sample place, worked out once for the bands that share the first one's strides (a cube's steps).
   let [rows, cols] = [Number.NaN, Number.NaN];
   for (let b = 0; b < task.bands.length; b++) {
-    const { nodata, nodata64 = null, scale, offset } = task.bands[b] as FoldBand;
-    const invalid = cfInvalid(task.bands[b] as FoldBand);
+    const band = task.bands[b] as FoldBand;
     const samples = bands[b];
-    const arr = (samples?.values ?? undefined) as ArrayLike<number> | undefined;
-    const first = samples?.offset ?? 0;
     const rowStride = samples?.rowStride ?? 0;
     const step = samples?.step ?? 1;
     if (rowStride !== rows || step !== cols) {
       [rows, cols] = [rowStride, step];
       placesOf(block, cw.col0, list, rowStride, step);
     }
+    run.raw = (samples?.values ?? undefined) as ArrayLike<number> | undefined;
+    run.first = samples?.offset ?? 0;
     // A sparse block's value everywhere: the fill, or nothing where 64-bit nodata says so.
-    const absent = nodata64 === null ? fill : Number.NaN;
-    let area = 0;
-    for (let k = 0; k < n; k++) {
-      const at = places[k] as number;
-      const raw = at < 0 ? Number.NaN : arr === undefined ? absent : (arr[at + first] as number);
-      const value = raw !== raw || raw === nodata || (invalid !== null && invalid(raw)) ? Number.NaN : raw * scale + offset;
-      values[k] = value;
-      if (as !== null && value === value) area += (ws[k] as number) * (as[k] as number);
-    }
-    acc.reset();
-    acc.addRun(values, ws, cellIds, n);
-    acc.writePacked(out, b * BAND_FIELDS);
-    out[b * BAND_FIELDS + PACKED_FIELDS] = area;
+    run.absent = (band.nodata64 ?? null) === null ? fill : Number.NaN;
+    run.nodata = band.nodata;
+    run.invalid = cfInvalid(band);
+    run.scale = band.scale;
+    run.offset = band.offset;
+    out[b * BAND_FIELDS + PACKED_FIELDS] = acc.packRun(run, out, b * BAND_FIELDS);
   }
   return { packed: { names: task.names, weighted: acc.weighted, countItems: false, keep: false }, values: out };
 }

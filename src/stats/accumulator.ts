@@ -19,11 +19,11 @@ import { needsOf, planOf, type ResultPlan, type StatName } from './names.ts';
 import { Frequencies } from './frequencies.ts';
 import { CellList, type CellArrays } from './cells.ts';
 import { ResultState } from './result-state.ts';
-import { Moments, PACKED_FIELDS, packNumbers, type MomentNumbers } from './moments.ts';
+import { Moments, PACKED_FIELDS, packNumbers, type MomentNumbers, type ScaledRun } from './moments.ts';
 
 export type { ResultContext };
 
-export { PACKED_FIELDS };
+export { PACKED_FIELDS, type ScaledRun };
 /** The requested statistics by name. */
 export type StatsResult = Record<string, StatValue>;
 
@@ -77,10 +77,11 @@ export interface StatsAccumulator {
   /** Counts one nodata / masked cell inside the AOI (its weight in weighted mode, else 1); weights ≤ 0 ignored. */
   addNodata(weight: number): void;
   /**
-   * `add(values[k], weights[k], cells[k])` for each k < n, a NaN value counted as `addNodata(weights[k])`: the same
-   * numbers to the bit, faster (a cube's block folds each cell of a zone for 24 steps and more).
+   * For an accumulator that packs: the packed numbers of a fresh state after add() or addNodata() for each cell
+   * of a run of linearly decoded samples (moments.ts ScaledRun), written at `out[o …]`; returns the valid cells'
+   * Σ weight·area. Leaves this state as it was.
    */
-  addRun(values: Float64Array, weights: Float64Array, cells: Int32Array, n: number): void;
+  packRun(run: ScaledRun, out: Float64Array, o: number): number;
   /** Back to nothing counted, for another band (the kept values and cells let go, not cleared: results may hold them). */
   reset(): void;
   /** Whether the state is its numbers alone (no kept values, no cells): what writePacked / mergePacked carry. */
@@ -189,18 +190,6 @@ class Accumulator extends Moments implements StatsAccumulator {
       this.maxCell = cell;
     }
     if (this.keepValues) this.values.add(value, w);
-  }
-
-  addRun(values: Float64Array, weights: Float64Array, cells: Int32Array, n: number): void {
-    if (this.cells === null && !this.keepValues) {
-      this.addPlainRun(values, weights, cells, n);
-      return;
-    }
-    for (let k = 0; k < n; k++) {
-      const v = values[k] as number;
-      if (v !== v) this.addNodata(weights[k] as number);
-      else this.add(v, weights[k] as number, cells[k] as number);
-    }
   }
 
   reset(): void {

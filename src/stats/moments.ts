@@ -1,7 +1,8 @@
 /**
  * An accumulator's numbers (stats/accumulator.ts): the count, the compensated sums, the centred moments, the
- * extremes and their cells, and nodata, with what changes them without kept values or cells: nodata, a run
- * of cells, a merge, and their packed form (a cube's partials travel and merge as these numbers). Pure.
+ * extremes and their cells, and nodata, with what changes them without kept values or cells: nodata, a merge,
+ * and their packed form (a cube's partials travel and merge as these numbers), which packRun writes straight
+ * from a run of raw samples. Pure.
  */
 
 /** The numbers writePacked writes. */
@@ -33,20 +34,65 @@ export interface MomentNumbers {
 
 /** Writes a state's numbers at `out[o …]` in the packed layout (PACKED_FIELDS of them; no cell: −1). */
 export function packNumbers(s: MomentNumbers, out: Float64Array, o: number): void {
-  out[o] = s.items;
-  out[o + 1] = s.wSum;
-  out[o + 2] = s.wComp;
-  out[o + 3] = s.vSum;
-  out[o + 4] = s.vComp;
-  out[o + 5] = s.shift;
-  out[o + 6] = s.mean;
-  out[o + 7] = s.m2;
-  out[o + 8] = s.min;
-  out[o + 9] = s.max;
-  out[o + 10] = s.nodata;
-  out[o + 11] = s.nodataComp;
-  out[o + 12] = s.minCell ?? -1;
-  out[o + 13] = s.maxCell ?? -1;
+  const { items, wSum, wComp, vSum, vComp, shift, mean, m2, min, max, nodata, nodataComp, minCell = -1, maxCell = -1 } = s;
+  packInto(out, o, items, wSum, wComp, vSum, vComp, shift, mean, m2, min, max, nodata, nodataComp, minCell, maxCell);
+}
+
+/** The packed layout, from numbers in hand (packRun's locals: no object to hold them). */
+function packInto(
+  out: Float64Array,
+  o: number,
+  items: number,
+  wSum: number,
+  wComp: number,
+  vSum: number,
+  vComp: number,
+  shift: number,
+  mean: number,
+  m2: number,
+  min: number,
+  max: number,
+  nodata: number,
+  nodataComp: number,
+  minCell: number,
+  maxCell: number,
+): void {
+  out[o] = items;
+  out[o + 1] = wSum;
+  out[o + 2] = wComp;
+  out[o + 3] = vSum;
+  out[o + 4] = vComp;
+  out[o + 5] = shift;
+  out[o + 6] = mean;
+  out[o + 7] = m2;
+  out[o + 8] = min;
+  out[o + 9] = max;
+  out[o + 10] = nodata;
+  out[o + 11] = nodataComp;
+  out[o + 12] = minCell;
+  out[o + 13] = maxCell;
+}
+
+/**
+ * A run of cells whose values are raw samples decoded linearly (a cube's band over a zone's cells): cell k's
+ * value is `raw[at[k] + first] * scale + offset` (`absent` for every cell when `raw` is undefined: a sparse
+ * block), and it is nodata where `at[k] < 0` (masked), or the raw sample is NaN, equals `nodata`, or `invalid`
+ * says so. Written by the caller, read by `packRun`; one object a thread, reused.
+ */
+export interface ScaledRun {
+  raw: ArrayLike<number> | undefined;
+  first: number;
+  absent: number;
+  at: Int32Array;
+  nodata: number | null;
+  invalid: ((raw: number) => boolean) | null;
+  scale: number;
+  offset: number;
+  weights: Float64Array;
+  cells: Int32Array;
+  /** Each cell's area, or null: then no data area is summed. */
+  areas: Float64Array | null;
+  n: number;
 }
 
 export class Moments {
@@ -90,22 +136,48 @@ export class Moments {
     this.nodata = t;
   }
 
-  /** add() and addNodata() for each cell of a run, for an accumulator that keeps no values or cells. */
-  protected addPlainRun(values: Float64Array, weights: Float64Array, cells: Int32Array, n: number): void {
+  /**
+   * The packed numbers (writePacked's layout, at `out[o …]`) of a fresh state after add() or addNodata() for
+   * each cell of the run, in one pass over the raw samples with the state in locals (a cube's fold made an
+   * array of values a zone and band, then added them: ~30 % slower); returns Σ weight·area over the valid
+   * cells, in cell order. add()'s arithmetic in add()'s order: the same bits. This state is not touched.
+   */
+  packRun(run: ScaledRun, out: Float64Array, o: number): number {
     const { weighted, needMoments, needSpread } = this;
-    let { items, wSum, wComp, vSum, vComp, shift, mean, m2, min, max, nodata, nodataComp, minCell, maxCell } = this;
+    const { raw, first, absent, at, nodata, invalid, scale, offset, weights, cells, areas, n } = run;
+    // The state in locals, as a fresh one (resetNumbers), and the data area.
+    let items = 0;
+    let wSum = 0;
+    let wComp = 0;
+    let vSum = 0;
+    let vComp = 0;
+    let shift = 0;
+    let mean = 0;
+    let m2 = 0;
+    let min = Infinity;
+    let max = -Infinity;
+    let nodataSum = 0;
+    let nodataComp = 0;
+    let minCell = -1;
+    let maxCell = -1;
+    let area = 0;
     for (let k = 0; k < n; k++) {
+      const place = at[k] as number;
+      const sample = place < 0 ? Number.NaN : raw === undefined ? absent : (raw[place + first] as number);
       const weight = weights[k] as number;
-      if (!(weight > 0)) continue;
-      const value = values[k] as number;
+      // NaN also where a finite sample scales to NaN (an infinite scale or offset): nodata, as for add().
+      const value = sample !== sample || sample === nodata || (invalid !== null && invalid(sample)) ? Number.NaN : sample * scale + offset;
       if (value !== value) {
+        if (!(weight > 0)) continue;
         const w = weighted ? weight : 1;
-        const t = nodata + w;
-        nodataComp += nodata >= w ? nodata - t + w : w - t + nodata;
-        nodata = t;
+        const t = nodataSum + w;
+        nodataComp += nodataSum >= w ? nodataSum - t + w : w - t + nodataSum;
+        nodataSum = t;
         continue;
       }
-      const first = items++ === 0;
+      if (areas !== null) area += weight * (areas[k] as number);
+      if (!(weight > 0)) continue;
+      const isFirst = items++ === 0;
       let w = 1;
       let wt: number;
       if (weighted) {
@@ -121,7 +193,7 @@ export class Moments {
         vSum = t;
       }
       if (needSpread) {
-        if (first) shift = value;
+        if (isFirst) shift = value;
         const d = value - shift;
         const delta = d - mean;
         const m = mean + delta * (w / wt);
@@ -137,20 +209,8 @@ export class Moments {
         maxCell = cells[k] as number;
       }
     }
-    this.items = items;
-    this.wSum = wSum;
-    this.wComp = wComp;
-    this.vSum = vSum;
-    this.vComp = vComp;
-    this.shift = shift;
-    this.mean = mean;
-    this.m2 = m2;
-    this.min = min;
-    this.max = max;
-    this.nodata = nodata;
-    this.nodataComp = nodataComp;
-    this.minCell = minCell;
-    this.maxCell = maxCell;
+    packInto(out, o, items, wSum, wComp, vSum, vComp, shift, mean, m2, min, max, nodataSum, nodataComp, minCell, maxCell);
+    return area;
   }
 
   /**
