@@ -7,6 +7,7 @@
  * (test/codecs/blosc.test.ts against numcodecs on frames numcodecs wrote).
  */
 import type { Lz4Block } from './lz4.ts';
+import { fresh, type Allocate } from './deflate.ts';
 
 const HEADER = 16;
 const DOSHUFFLE = 0x1;
@@ -57,11 +58,11 @@ export interface ItemRows {
 }
 
 /**
- * Decodes the Blosc frame `src` (bloscReadsHere) of `expected` decoded bytes into a buffer of its own (offset
- * 0, so any typed array views it). With `part`, a shuffled frame's items outside it are zeros (every stream
- * is still decoded: LZ4 cannot skip). Throws on a corrupt frame.
+ * Decodes the Blosc frame `src` (bloscReadsHere) of `expected` decoded bytes into a buffer from `alloc` (offset
+ * 0, so any typed array views it; the caller's spare one, or a new one). With `part`, a shuffled frame's items
+ * outside it are zeros (every stream is still decoded: LZ4 cannot skip). Throws on a corrupt frame.
  */
-export function decodeBlosc(src: Uint8Array, expected: number, lz4: Lz4Block, part?: ItemRows): Uint8Array {
+export function decodeBlosc(src: Uint8Array, expected: number, lz4: Lz4Block, part?: ItemRows, alloc: Allocate = fresh): Uint8Array {
   const view = new DataView(src.buffer, src.byteOffset, src.byteLength);
   const flags = src[2] as number;
   const typesize = src[3] as number;
@@ -71,7 +72,8 @@ export function decodeBlosc(src: Uint8Array, expected: number, lz4: Lz4Block, pa
   if (nbytes !== expected) throw corrupt(`it holds ${nbytes} bytes, the chunk ${expected}`);
   if (cbytes !== src.byteLength) throw corrupt('its compressed size is not the bytes read');
   // Every byte is written unless a part is asked for: then the rest is zeros, never an earlier buffer's bytes.
-  const out = part === undefined ? new Uint8Array(Buffer.allocUnsafeSlow(nbytes).buffer, 0, nbytes) : new Uint8Array(nbytes);
+  const out = alloc(nbytes, nbytes);
+  if (part !== undefined) out.fill(0);
   if (nbytes === 0) return out;
   if (blocksize <= 0 || blocksize > nbytes || typesize === 0) throw corrupt('its block size or type size is impossible');
   if ((flags & MEMCPYED) !== 0) {

@@ -61,7 +61,8 @@ export function inflateBackend(): InflateInfo {
  */
 export type Allocate = (n: number, most: number) => Uint8Array;
 
-const fresh: Allocate = (n) => new Uint8Array(Buffer.allocUnsafeSlow(n).buffer, 0, n);
+/** A new buffer, not zero-filled. */
+export const fresh: Allocate = (n) => new Uint8Array(Buffer.allocUnsafeSlow(n).buffer, 0, n);
 
 /**
  * A zlib stream's first `need` bytes (of `size`, the block's whole decoded size): at least `need` bytes

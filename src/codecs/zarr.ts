@@ -9,6 +9,7 @@ import type * as Zarrita from 'zarrita';
 import Bunzip from 'seek-bzip';
 import { bloscReadsHere, checkBloscFrame, decodeBlosc } from './blosc.ts';
 import { lz4Block } from './lz4.ts';
+import type { Allocate } from './deflate.ts';
 
 /** In every plane of a chunk (its leading dimensions), rows [row0, row1) of its last-but-one dimension and columns [0, col1) of its last. */
 export interface ChunkRows {
@@ -158,9 +159,11 @@ export async function decodeZarrRegion(
   byStride = false,
   /** With byStride, the only samples the caller reads (region-local; the others may hold anything). */
   rows?: ChunkRows,
+  /** Where a Blosc chunk decoded here goes (a spare buffer of the caller's); zarrita's decoders make their own. */
+  alloc?: Allocate,
 ): Promise<ZarrRegion> {
   if (byStride && format === 2 && bytes !== null) {
-    const fast = bloscChunk(docs, bytes, region, rows);
+    const fast = bloscChunk(docs, bytes, region, rows, alloc);
     if (fast !== null) return fast;
   }
   const zarr = await zarrita();
@@ -284,7 +287,13 @@ function bloscLayout(text: string): BloscLayout | null {
  * A whole v2 chunk compressed by Blosc with LZ4 alone, decoded by codecs/blosc.ts (null: anything else, or no
  * native LZ4 here; zarrita and numcodecs decode it, to the same samples).
  */
-function bloscChunk(docs: Record<string, string>, bytes: Uint8Array, region: readonly (readonly [number, number])[], rows?: ChunkRows): ZarrRegion | null {
+function bloscChunk(
+  docs: Record<string, string>,
+  bytes: Uint8Array,
+  region: readonly (readonly [number, number])[],
+  rows?: ChunkRows,
+  alloc?: Allocate,
+): ZarrRegion | null {
   const lz4 = lz4Block();
   const text = docs['.zarray'];
   if (lz4 === null || text === undefined || !bloscReadsHere(bytes)) return null;
@@ -296,6 +305,6 @@ function bloscChunk(docs: Record<string, string>, bytes: Uint8Array, region: rea
   const n = chunks.length;
   const part =
     rows === undefined || n < 2 ? undefined : { ...rows, rowItems: chunks[n - 1] as number, planeItems: (chunks[n - 1] as number) * (chunks[n - 2] as number) };
-  const raw = decodeBlosc(bytes, count * itemsize, lz4, part);
+  const raw = decodeBlosc(bytes, count * itemsize, lz4, part, alloc);
   return { data: new array(raw.buffer as ArrayBuffer, 0, count), shape: region.map(([a, b]) => b - a), stride: cStrides(chunks) };
 }

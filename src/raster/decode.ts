@@ -182,17 +182,21 @@ function shared(plane: DecodedPlane): DecodedPlane {
 
 /*
  * Output buffers of planes a task is done with, kept by this thread for its next blocks: a tile's 2 MB
- * allocated per plane kept V8 collecting (about 8 % of a worker's time in bench/stac). Only buffers made
- * here return (`spareOf`); planes kept for the cache lie on their own SharedArrayBuffers.
+ * allocated per plane kept V8 collecting (about 8 % of a worker's time in bench/stac), and a cube's block
+ * of 8–16 chunks of ~0.5 MB made each worker mark-compact its heap every ~20 MB of them. Only buffers made
+ * here return (`spare`); planes kept for the cache lie on their own SharedArrayBuffers.
  */
 const spares: ArrayBuffer[] = [];
-const SPARES = 6;
+/** Bytes of spare buffers a thread keeps at most (a task's 4 tiles of 2 MB, a cube block's 16 chunks). */
+const SPARE_BYTES = 16 * 1024 * 1024;
+let spareBytes = 0;
 const ours = new WeakSet<ArrayBuffer>();
 
 const fromSpares: Allocate = (n, most) => {
   const i = spares.findIndex((b) => b.byteLength >= n);
   // A new one is not zero-filled: every byte a sample is read from is written first.
   const buf = i >= 0 ? (spares.splice(i, 1)[0] as ArrayBuffer) : Buffer.allocUnsafeSlow(most).buffer;
+  if (i >= 0) spareBytes -= buf.byteLength;
   ours.add(buf);
   return new Uint8Array(buf, 0, n);
 };
@@ -200,7 +204,10 @@ const fromSpares: Allocate = (n, most) => {
 const intoShared: Allocate = (n) => new Uint8Array(new SharedArrayBuffer(n));
 
 function spare(buf: ArrayBufferLike): void {
-  if (buf instanceof ArrayBuffer && ours.has(buf) && spares.length < SPARES && !spares.includes(buf)) spares.push(buf);
+  if (buf instanceof ArrayBuffer && ours.has(buf) && spareBytes + buf.byteLength <= SPARE_BYTES && !spares.includes(buf)) {
+    spares.push(buf);
+    spareBytes += buf.byteLength;
+  }
 }
 
 /** Gives back the buffers of a decoded block's planes: the caller no longer reads the block. */
@@ -257,7 +264,7 @@ async function decodeZarrBlock(format: BlockFormat, z: ZarrLayout, block: Encode
         const start = d === yDim ? block.row0 : d === xDim ? block.col0 : (coords[d] as number) * size;
         return [start, Math.min(start + size, n)];
       });
-      return decodeZarrRegion(z.zarrFormat, z.docs, block.chunkKeys?.[p] ?? '', bytes === null ? null : new Uint8Array(bytes), region, true, rows);
+      return decodeZarrRegion(z.zarrFormat, z.docs, block.chunkKeys?.[p] ?? '', bytes === null ? null : new Uint8Array(bytes), region, true, rows, fromSpares);
     }),
   );
   if (times) {
