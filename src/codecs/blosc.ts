@@ -196,13 +196,27 @@ function unshuffleRows(parts: Uint8Array[], typesize: number, first: number, cou
   const streams = streamsOf(parts, typesize, count);
   const { planeItems, rowItems, row0, row1, col1 } = part;
   const end = first + count;
+  // Whole rows (a need that reaches the block's last column) are one run a plane.
+  const [rows, runs] = col1 >= rowItems ? [row1 - row0, 1] : [1, row1 - row0];
+  const out16 = typesize === 2 && LITTLE_ENDIAN ? new Uint16Array(out.buffer, out.byteOffset, out.byteLength >> 1) : null;
   for (let plane = Math.floor(first / planeItems) * planeItems; plane < end; plane += planeItems) {
-    for (let r = row0; r < row1; r++) {
+    for (let k = 0; k < runs; k++) {
+      const r = row0 + k;
       const a = Math.max(first, plane + r * rowItems);
-      const b = Math.min(end, plane + r * rowItems + col1);
-      if (a < b) unshuffleRun(streams, typesize, a - first, b - first, out, first);
+      const b = Math.min(end, plane + (r + rows - 1) * rowItems + col1);
+      if (a >= b) continue;
+      if (out16 !== null) unshuffleRun16(streams[0] as Uint8Array, streams[1] as Uint8Array, a - first, b - first, out16, first);
+      else unshuffleRun(streams, typesize, a - first, b - first, out, first);
     }
   }
+}
+
+/** Whether this platform stores the low byte of a 16-bit word first (unshuffleRun16 writes items as words). */
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** unshuffleRun for two-byte items, an item a 16-bit store (little-endian: the low byte is stream 0's). */
+function unshuffleRun16(s0: Uint8Array, s1: Uint8Array, i0: number, i1: number, out16: Uint16Array, first: number): void {
+  for (let i = i0, o = first + i0; i < i1; i++, o++) out16[o] = (s0[i] as number) | ((s1[i] as number) << 8);
 }
 
 /** Items [i0, i1) of a block (block-local) into `out`, whose item 0 of the block is item `first` of the chunk. */
