@@ -110,7 +110,8 @@ function startPool(workers: number): Piscina {
     // Heap limits below V8's defaults for this machine: workers make much short-lived garbage (decoded row
     // groups, tiles), and V8 sizes its collections from the limits; with the defaults a 160,000-feature
     // vector request took ~600 MiB of RSS, with these ~400 MiB at the same speed (bench/vector, issue 9).
-    // The request limits (pixels, features) keep a task's live data far below 1 GiB.
+    // The request limits (pixels, features) keep a task's live data far below 1 GiB. A process-wide
+    // --max-semi-space-size (npm start gives 4) wins over the young generation's limit here (bench/cube).
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB, maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB },
     // Source files are TypeScript: load the same tsx loader the main thread runs with. V8's CPU profiler
     // (node --cpu-prof) profiles the threads too (bench/stac's per-tile profile).
