@@ -162,8 +162,8 @@ export async function decodeZarrRegion(
   /** Where a Blosc chunk decoded here goes (a spare buffer of the caller's); zarrita's decoders make their own. */
   alloc?: Allocate,
 ): Promise<ZarrRegion> {
-  if (byStride && format === 2 && bytes !== null) {
-    const fast = bloscChunk(docs, bytes, region, rows, alloc);
+  if (byStride && bytes !== null) {
+    const fast = bloscChunk(format, docs, bytes, region, rows, alloc);
     if (fast !== null) return fast;
   }
   const zarr = await zarrita();
@@ -257,14 +257,26 @@ interface BloscLayout {
   readonly itemsize: number;
 }
 
-// The last few arrays' layouts by their `.zarray` text (each chunk's task brings the documents again).
+// The last few arrays' layouts by their metadata text (each chunk's task brings the documents again).
 const layouts = new Map<string, BloscLayout | null>();
 
-/** A Zarr v2 array whose chunks are Blosc and nothing else, in C order, of a little-endian number type. */
-function bloscLayout(text: string): BloscLayout | null {
-  const known = layouts.get(text);
-  if (known !== undefined) return known;
-  const meta = JSON.parse(text) as {
+/** A little-endian number type by its v2 dtype (`<i2`, `|u1`) or v3 data_type (`int16`). */
+const V3_TYPES: Record<string, string> = {
+  int8: 'i1',
+  uint8: 'u1',
+  int16: 'i2',
+  uint16: 'u2',
+  int32: 'i4',
+  uint32: 'u4',
+  int64: 'i8',
+  uint64: 'u8',
+  float32: 'f4',
+  float64: 'f8',
+};
+
+/** A v2 `.zarray` whose chunks are Blosc and nothing else, in C order, of a little-endian number type. */
+function v2Layout(meta: Record<string, unknown>): BloscLayout | null {
+  const { chunks, shape, compressor, filters, order, dtype } = meta as {
     chunks?: number[];
     shape?: number[];
     compressor?: { id?: string } | null;
@@ -272,22 +284,58 @@ function bloscLayout(text: string): BloscLayout | null {
     order?: string;
     dtype?: unknown;
   };
-  const dtype = typeof meta.dtype === 'string' ? meta.dtype : '';
-  const array = (dtype[0] === '<' || dtype[0] === '|') && (dtype[1] === 'i' || dtype[1] === 'u' || dtype[1] === 'f') ? LITTLE[dtype.slice(1)] : undefined;
-  const plain =
-    meta.compressor?.id === 'blosc' && (meta.filters ?? []).length === 0 && meta.order === 'C' && Array.isArray(meta.chunks) && Array.isArray(meta.shape);
-  const layout =
-    plain && array !== undefined ? { chunks: meta.chunks as number[], shape: meta.shape as number[], array, itemsize: Number(dtype.slice(2)) } : null;
+  const type = typeof dtype === 'string' ? dtype : '';
+  const array = (type[0] === '<' || type[0] === '|') && (type[1] === 'i' || type[1] === 'u' || type[1] === 'f') ? LITTLE[type.slice(1)] : undefined;
+  const plain = compressor?.id === 'blosc' && (filters ?? []).length === 0 && order === 'C' && Array.isArray(chunks) && Array.isArray(shape);
+  return plain && array !== undefined ? { chunks: chunks as number[], shape: shape as number[], array, itemsize: Number(type.slice(2)) } : null;
+}
+
+/**
+ * A v3 `zarr.json` whose codecs are `bytes` (little-endian) then `blosc`, nothing else (no transpose, sharding
+ * or checksum), on a regular grid, of a number type: its chunks are Blosc frames of the C-order samples.
+ */
+function v3Layout(meta: Record<string, unknown>): BloscLayout | null {
+  const {
+    shape,
+    data_type: dataType,
+    chunk_grid: grid,
+    codecs,
+    storage_transformers: transformers,
+  } = meta as {
+    shape?: number[];
+    data_type?: unknown;
+    chunk_grid?: { name?: string; configuration?: { chunk_shape?: number[] } };
+    codecs?: { name?: string; configuration?: { endian?: string } }[];
+    storage_transformers?: unknown[];
+  };
+  const code = typeof dataType === 'string' ? V3_TYPES[dataType] : undefined;
+  const array = code === undefined ? undefined : LITTLE[code];
+  const chunks = grid?.name === 'regular' ? grid.configuration?.chunk_shape : undefined;
+  const [bytes, blosc, ...more] = Array.isArray(codecs) ? codecs : [];
+  const itemsize = Number(code?.slice(1) ?? 0);
+  // A one-byte type may leave `endian` out; a wider one must say little.
+  const little = bytes?.name === 'bytes' && (bytes.configuration?.endian === 'little' || (itemsize === 1 && bytes.configuration?.endian === undefined));
+  const plain = little && blosc?.name === 'blosc' && more.length === 0 && (transformers ?? []).length === 0 && Array.isArray(chunks) && Array.isArray(shape);
+  return plain && array !== undefined ? { chunks: chunks as number[], shape: shape as number[], array, itemsize } : null;
+}
+
+/** The layout of an array whose chunks are a Blosc frame of C-order little-endian numbers each (v2 or v3), or null. */
+function bloscLayout(format: 2 | 3, text: string): BloscLayout | null {
+  const known = layouts.get(text);
+  if (known !== undefined) return known;
+  const meta = JSON.parse(text) as Record<string, unknown>;
+  const layout = format === 2 ? v2Layout(meta) : v3Layout(meta);
   if (layouts.size >= 16) layouts.clear();
   layouts.set(text, layout);
   return layout;
 }
 
 /**
- * A whole v2 chunk compressed by Blosc with LZ4 alone, decoded by codecs/blosc.ts (null: anything else, or no
- * native LZ4 here; zarrita and numcodecs decode it, to the same samples).
+ * A whole chunk (v2, or v3 with bytes → blosc) compressed by Blosc with LZ4 alone, decoded by codecs/blosc.ts
+ * (null: anything else, or no native LZ4 here; zarrita and numcodecs decode it, to the same samples).
  */
 function bloscChunk(
+  format: 2 | 3,
   docs: Record<string, string>,
   bytes: Uint8Array,
   region: readonly (readonly [number, number])[],
@@ -295,9 +343,9 @@ function bloscChunk(
   alloc?: Allocate,
 ): ZarrRegion | null {
   const lz4 = lz4Block();
-  const text = docs['.zarray'];
+  const text = docs[format === 2 ? '.zarray' : 'zarr.json'];
   if (lz4 === null || text === undefined || !bloscReadsHere(bytes)) return null;
-  const layout = bloscLayout(text);
+  const layout = bloscLayout(format, text);
   if (layout === null || layout.chunks.length !== region.length) return null;
   const { chunks, shape, array, itemsize } = layout;
   if (!region.every(([a, b], d) => a % (chunks[d] as number) === 0 && b === Math.min(a + (chunks[d] as number), shape[d] as number))) return null;

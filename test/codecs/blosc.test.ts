@@ -7,7 +7,7 @@
  * (other inner codecs, bitshuffle). A corrupt frame throws. A cube's chunks decoded whole through the fast
  * path equal zarrita's samples.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import Blosc from 'numcodecs/blosc';
 import { describe, expect, it } from 'vitest';
 import { bloscReadsHere, decodeBlosc } from '../../src/codecs/blosc.ts';
@@ -168,26 +168,47 @@ describe('Blosc: the fast decoder against c-blosc', () => {
 });
 
 describe('Blosc: a cube chunk decoded whole (the fold) equals zarrita and numcodecs', () => {
+  // `fast`: the chunks go through the frame reader (the spy below sees its output buffer); else zarrita takes them.
+  const era5 = (k: number[]): [number, number][] => regionOf(k, [24, 36, 36], [48, 73, 144]);
   const stores = [
-    { dir: '../../fixtures/cube/era5.zarr/t2m/', region: (k: number[]) => regionOf(k, [24, 36, 36], [48, 73, 144]) },
-    { dir: '../../fixtures/cube/codecs.zarr/v_blosc_lz4_shuffle/', region: (k: number[]) => regionOf(k, [2, 10, 10], [4, 20, 30]) },
+    { dir: '../../fixtures/cube/era5.zarr/t2m/', format: 2 as const, fast: true, region: era5 },
+    {
+      dir: '../../fixtures/cube/codecs.zarr/v_blosc_lz4_shuffle/',
+      format: 2 as const,
+      fast: true,
+      region: (k: number[]) => regionOf(k, [2, 10, 10], [4, 20, 30]),
+    },
+    { dir: '../../fixtures/cube/era5_v3.zarr/t2m_blosc/', format: 3 as const, fast: true, region: era5 },
+    // Big-endian bytes before blosc, and transpose before blosc (zstd inside): zarrita's.
+    { dir: '../../fixtures/cube/era5_v3.zarr/t2m_blosc_be/', format: 3 as const, fast: false, region: era5 },
+    { dir: '../../fixtures/cube/era5_v3.zarr/t2m_transpose/', format: 3 as const, fast: false, region: era5 },
   ];
 
   it.each(stores.map((s) => [s.dir.split('/').slice(-3, -1).join('/'), s] as const))('%s: every chunk', async (_name, s) => {
     const url = new URL(s.dir, import.meta.url);
-    const docs = { '.zarray': readFileSync(new URL('.zarray', url), 'utf8'), '.zattrs': readFileSync(new URL('.zattrs', url), 'utf8') };
-    const keys = readdirSync(url).filter((f) => /^\d+(\.\d+)*$/.test(f));
+    const { docs, keys } = chunksOf(url, s.format);
     expect(keys.length).toBeGreaterThan(5);
     for (const key of keys) {
       const bytes = new Uint8Array(readFileSync(new URL(key, url)));
-      expect(bloscReadsHere(bytes)).toBe(true);
-      const region = s.region(key.split('.').map(Number));
-      const sliced = await decodeZarrRegion(2, docs, key, bytes, region, false);
+      if (s.fast) expect(bloscReadsHere(bytes)).toBe(true);
+      const region = s.region(
+        key
+          .split(/[./]/)
+          .filter((p) => p !== 'c')
+          .map(Number),
+      );
+      const sliced = await decodeZarrRegion(s.format, docs, key, bytes, region, false);
       const [n0, n1, n2] = sliced.shape as [number, number, number];
       // The whole chunk, and the rows and columns a fold asks for (a zone's window inside the chunk).
       const part = { row0: Math.floor(n1 / 3), row1: n1 - 1, col1: Math.ceil(n2 / 2) };
       for (const rows of [undefined, part]) {
-        const whole = await decodeZarrRegion(2, docs, key, bytes, region, true, rows);
+        let allocated = 0;
+        const spy = (n: number): Uint8Array => {
+          allocated++;
+          return new Uint8Array(n);
+        };
+        const whole = await decodeZarrRegion(s.format, docs, key, bytes, region, true, rows, spy);
+        expect(allocated, `${key}: through the frame reader`).toBe(s.fast && lz4 !== null ? 1 : 0);
         expect(whole.shape).toEqual(sliced.shape);
         expect(whole.data.constructor).toBe(sliced.data.constructor);
         // Every sample of the region (or of its part) through each one's strides.
@@ -203,7 +224,51 @@ describe('Blosc: a cube chunk decoded whole (the fold) equals zarrita and numcod
       }
     }
   });
+
+  it('v3: a chain with more after blosc (crc32c) is not read as a bare Blosc frame', async () => {
+    const url = new URL('../../fixtures/cube/era5_v3.zarr/t2m_blosc/', import.meta.url);
+    const { docs, keys } = chunksOf(url, 3);
+    const meta = JSON.parse(docs['zarr.json'] as string) as { codecs: unknown[] };
+    const withCrc = { 'zarr.json': JSON.stringify({ ...meta, codecs: [...meta.codecs, { name: 'crc32c' }] }) };
+    const key = keys[0] as string;
+    const frame = new Uint8Array(readFileSync(new URL(key, url)));
+    // The frame then its CRC-32C, little-endian, as the crc32c codec appends it.
+    const bytes = new Uint8Array(frame.byteLength + 4);
+    bytes.set(frame);
+    new DataView(bytes.buffer).setUint32(frame.byteLength, crc32c(frame), true);
+    const region = regionOf([0, 0, 0], [24, 36, 36], [48, 73, 144]);
+    let allocated = 0;
+    const spy = (n: number): Uint8Array => {
+      allocated++;
+      return new Uint8Array(n);
+    };
+    const whole = await decodeZarrRegion(3, withCrc, key, bytes, region, true, undefined, spy);
+    const plain = await decodeZarrRegion(3, docs, key, frame, region, false);
+    expect(allocated).toBe(0);
+    expect(Array.from(whole.data)).toEqual(Array.from(plain.data));
+  });
 });
+
+/** An array's metadata documents and its chunk keys (v2 `0.1.2`, v3 `c/0/1/2`). */
+function chunksOf(url: URL, format: 2 | 3): { docs: Record<string, string>; keys: string[] } {
+  if (format === 2) {
+    const docs = { '.zarray': readFileSync(new URL('.zarray', url), 'utf8'), '.zattrs': readFileSync(new URL('.zattrs', url), 'utf8') };
+    return { docs, keys: readdirSync(url).filter((f) => /^\d+(\.\d+)*$/.test(f)) };
+  }
+  const docs = { 'zarr.json': readFileSync(new URL('zarr.json', url), 'utf8') };
+  const keys = (readdirSync(new URL('c/', url), { recursive: true }) as string[]).filter((f) => statSync(new URL(`c/${f}`, url)).isFile()).map((f) => `c/${f}`);
+  return { docs, keys };
+}
+
+/** CRC-32C (Castagnoli, reflected), bit by bit: the crc32c codec's checksum. */
+function crc32c(bytes: Uint8Array): number {
+  let crc = 0xffffffff;
+  for (const b of bytes) {
+    crc ^= b;
+    for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0x82f63b78 : crc >>> 1;
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
 
 describe('Blosc: a corrupt chunk is refused by both decoders, never read as a shorter one', () => {
   it('cut short, or with a size inside that is not the bytes read or the chunk’s, through the fast path and numcodecs', async () => {

@@ -30,7 +30,8 @@ What it writes under fixtures/cube/ (see fixtures/cube/README.md):
   era5_v3.zarr         Zarr v3 written by hand (numpy + numcodecs + crcmod) from the v3.0 core spec:
                        t2m (bytes + zstd), t2m_gzip, t2m_zstd_be (big-endian bytes), t2m_transpose
                        (transpose [2,1,0] + bytes + blosc), t2m_sharded (sharding_indexed, some inner
-                       chunks left out: they read as fill_value), t2m_crc (bytes + zstd + crc32c); all
+                       chunks left out: they read as fill_value), t2m_crc (bytes + zstd + crc32c), t2m_blosc
+                       (bytes + blosc lz4 shuffle), t2m_blosc_be (big-endian bytes + blosc lz4); all
                        the same int16 values as era5.zarr's t2m. No consolidated metadata.
   cmip6_noleap.nc      NetCDF4 (netCDF4-python), `tas` float32 with _FillValue = missing_value = 1e20,
                        calendar noleap, 24 monthly steps 2014-2015, lat/lon with lat_bnds/lon_bnds, chunks
@@ -390,6 +391,7 @@ def write_era5_v3(raw):
     t_attrs = dict(cf["t2m"], scale_factor=ERA5_SCALE, add_offset=ERA5_OFFSET, _FillValue=ERA5_FILL)
     dims = ["time", "latitude", "longitude"]
     blosc = {"name": "blosc", "configuration": {"cname": "zstd", "clevel": 5, "shuffle": "shuffle", "typesize": 2, "blocksize": 0}}
+    blosc_lz4 = {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "shuffle", "typesize": 2, "blocksize": 0}}
     shard = {"name": "sharding_indexed", "configuration": {
         "chunk_shape": [12, 18, 18],
         "codecs": [le, zstd],
@@ -402,6 +404,8 @@ def write_era5_v3(raw):
         ("t2m_transpose", [{"name": "transpose", "configuration": {"order": [2, 1, 0]}}, le, blosc]),
         ("t2m_sharded", [shard]),
         ("t2m_crc", [le, zstd, crc]),
+        ("t2m_blosc", [le, blosc_lz4]),
+        ("t2m_blosc_be", [be, blosc_lz4]),
     ]
     for name, codecs in variants:
         v3_array(path, name, raw, [24, 36, 36], codecs, ERA5_FILL, t_attrs, dims, "int16")
@@ -918,7 +922,7 @@ ALL = ["count", "sum", "mean", "min", "max"]
 CODEC_VARS = ["v_zlib", "v_gzip", "v_zstd", "v_lz4", "v_bz2", "v_blosc_lz4_shuffle", "v_blosc_zstd_bitshuffle",
               "v_blosc_zlib_noshuffle", "v_none", "v_delta", "v_delta_i4", "v_fixedscaleoffset", "v_bigendian",
               "v_fortran", "v_dimsep", "v_missing_chunks"]
-V3_VARS = ["t2m", "t2m_gzip", "t2m_zstd_be", "t2m_transpose", "t2m_sharded", "t2m_crc"]
+V3_VARS = ["t2m", "t2m_gzip", "t2m_zstd_be", "t2m_transpose", "t2m_sharded", "t2m_crc", "t2m_blosc", "t2m_blosc_be"]
 
 
 def case(name, url, variable, aoi, note, pixels="fractional", sel=None, stats=ALL, **extra):

@@ -757,7 +757,7 @@ def main(argv):
         ["codecs_" + v for v in ("v_zlib", "v_gzip", "v_zstd", "v_lz4", "v_bz2", "v_blosc_lz4_shuffle",
                                  "v_blosc_zstd_bitshuffle", "v_blosc_zlib_noshuffle", "v_none", "v_delta",
                                  "v_delta_i4", "v_fixedscaleoffset", "v_bigendian", "v_fortran", "v_dimsep")],
-        ["era5_t2m_fractional"] + ["era5_v3_" + v for v in ("t2m", "t2m_gzip", "t2m_zstd_be", "t2m_transpose", "t2m_sharded", "t2m_crc")],
+        ["era5_t2m_fractional"] + ["era5_v3_" + v for v in ("t2m", "t2m_gzip", "t2m_zstd_be", "t2m_transpose", "t2m_sharded", "t2m_crc", "t2m_blosc", "t2m_blosc_be")],
         ["cmip6_noleap_v0", "cmip6_noleap_v1"],
     ]
     for g in groups:
