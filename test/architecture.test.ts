@@ -108,6 +108,7 @@ const PURE_FILES = [
   'cube/select.ts',
   'cube/zarr-meta.ts',
   'codecs/blosc.ts',
+  'codecs/release.ts',
 ];
 
 /** Each heavy library and the one adapter file that may import it. */

@@ -8,6 +8,7 @@
  */
 import type { Lz4Block } from './lz4.ts';
 import { fresh, type Allocate } from './deflate.ts';
+import { release } from './release.ts';
 
 const HEADER = 16;
 const DOSHUFFLE = 0x1;
@@ -113,6 +114,8 @@ export function decodeBlosc(src: Uint8Array, expected: number, lz4: Lz4Block, pa
         to += p.byteLength;
       }
     }
+    // The LZ4 decoder's outputs are this call's alone: freed now (the stored streams are views of `src`).
+    for (const p of parts) if (p.buffer !== src.buffer) release(p);
   }
   return out;
 }

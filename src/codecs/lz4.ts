@@ -8,7 +8,7 @@
  */
 import { createRequire } from 'node:module';
 
-/** Decodes the raw LZ4 block `src` to exactly `size` bytes (a view the caller may keep); throws on anything else. */
+/** Decodes the raw LZ4 block `src` to exactly `size` bytes (a buffer of its own, which the caller may keep or release); throws on anything else. */
 export type Lz4Block = (src: Uint8Array, size: number) => Uint8Array;
 
 interface Binding {

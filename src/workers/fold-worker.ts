@@ -19,6 +19,28 @@ import { overlapGroups as groupsOf, type UnionJob } from '../vector/data-area.ts
 export { previewGrid as preview } from '../raster/preview.ts';
 export { zoneScan } from '../raster/fold-zones.ts';
 import { rowsPieceText, type RowsPiece } from './ndjson-rows.ts';
+import { release } from '../codecs/release.ts';
+
+type Blocks = readonly { planes: readonly (ArrayBuffer | null)[]; mask: ArrayBuffer | null }[];
+
+/**
+ * The blocks' bytes, moved to the worker (the reader hands out buffers of their own): no copy. Every raster
+ * of a task counts: band math inputs and class blocks were once cloned, ~4 MB a task.
+ */
+export function blockBuffers(...groups: Blocks[]): ArrayBuffer[] {
+  return [...new Set(groups.flatMap((blocks) => blocks.flatMap((b) => [...b.planes, b.mask])).filter((x): x is ArrayBuffer => x !== null))];
+}
+
+/** Every buffer of a fold task's rasters. */
+export function taskBuffers(task: FoldTask): ArrayBuffer[] {
+  return blockBuffers(
+    task.blocks,
+    ...(task.extras ?? []).map((e) => e.blocks),
+    task.classes?.blocks ?? [],
+    task.weights?.blocks ?? [],
+    task.zoneRaster?.blocks ?? [],
+  );
+}
 
 /** One chunk of vector features (see vector/tally.ts). */
 async function vectorChunk(task: VectorChunkTask): Promise<VectorChunkResult> {
@@ -90,9 +112,11 @@ export function overlapGroups(boxes: Float64Array): number[][] {
   return groupsOf(boxes);
 }
 
-/** A piece of a zone's packed rows as NDJSON bytes (the main thread sends them). */
+/** A piece of a zone's packed rows as NDJSON bytes (the main thread sends them); its numbers, moved here, freed. */
 export function ndjsonRows(piece: RowsPiece): Uint8Array {
-  return Buffer.from(rowsPieceText(piece));
+  const text = Buffer.from(rowsPieceText(piece));
+  release(piece.values);
+  return text;
 }
 
 /** Loads what the first real task would otherwise wait for (GEOS, zstd's decoder), at boot; says which inflater this thread has. */
@@ -102,8 +126,13 @@ export async function warm(): Promise<InflateInfo> {
 }
 
 export default async function fold(task: FoldTask): Promise<FoldResult> {
-  const result = await foldTiles(task);
-  // Plain partials go back packed: one array a zone and block instead of an object a band (fold-packed.ts).
-  for (const p of result.partials) if (!('packed' in p.bands)) p.bands = packBands(p.bands);
-  return result;
+  try {
+    const result = await foldTiles(task);
+    // Plain partials go back packed: one array a zone and block instead of an object a band (fold-packed.ts).
+    for (const p of result.partials) if (!('packed' in p.bands)) p.bands = packBands(p.bands);
+    return result;
+  } finally {
+    // The task's bytes were moved to this thread and nothing in the result points into them: freed now.
+    for (const b of taskBuffers(task)) release(b);
+  }
 }

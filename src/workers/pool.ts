@@ -4,7 +4,7 @@
  */
 import { Piscina } from 'piscina';
 import { foldTiles, type FoldTask, type FoldResult } from '../raster/fold.ts';
-import { ndjsonRows, overlapGroups, unionAreas, vectorGroup, vectorGroupZones } from './fold-worker.ts';
+import { blockBuffers, ndjsonRows, overlapGroups, taskBuffers, unionAreas, vectorGroup, vectorGroupZones } from './fold-worker.ts';
 import type { RowsPiece } from './ndjson-rows.ts';
 import type { VectorGroupTask, VectorGroupResult, VectorGroupZonesTask } from '../vector/tally.ts';
 import type { UnionJob } from '../vector/data-area.ts';
@@ -42,16 +42,6 @@ export interface FoldRunner {
 
 const WORKER_YOUNG_GENERATION_MB = 16;
 const WORKER_OLD_GENERATION_MB = 1024;
-
-type Blocks = readonly { planes: readonly (ArrayBuffer | null)[]; mask: ArrayBuffer | null }[];
-
-/**
- * The blocks' bytes move to the worker (the reader hands out buffers of their own): no copy. Every raster
- * of a task counts: band math inputs and class blocks were once cloned, ~4 MB a task.
- */
-function blockBuffers(...groups: Blocks[]): ArrayBuffer[] {
-  return [...new Set(groups.flatMap((blocks) => blocks.flatMap((b) => [...b.planes, b.mask])).filter((x): x is ArrayBuffer => x !== null))];
-}
 
 /** A count of the tasks queued or running, and a wrapper that counts one while it runs (load shedding reads `pending`). */
 function taskCounter(): { readonly pending: number; count<T>(work: () => Promise<T>): Promise<T> } {
@@ -192,19 +182,7 @@ function poolRunner(workers: number): FoldRunner {
       return (await pool.run(task, { ...(name ? { name } : {}), transferList, ...(signal ? { signal } : {}) })) as T;
     });
   return {
-    run: (task, signal) =>
-      send<FoldResult>(
-        undefined,
-        task,
-        blockBuffers(
-          task.blocks,
-          ...(task.extras ?? []).map((e) => e.blocks),
-          task.classes?.blocks ?? [],
-          task.weights?.blocks ?? [],
-          task.zoneRaster?.blocks ?? [],
-        ),
-        signal,
-      ),
+    run: (task, signal) => send<FoldResult>(undefined, task, taskBuffers(task), signal),
     vectorGroup: (task, signal) =>
       send<VectorGroupResult>(
         'vectorGroup',
