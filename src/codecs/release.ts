@@ -15,7 +15,7 @@ type Detachable = ArrayBuffer & { transfer?: (length?: number) => ArrayBuffer };
  */
 export function release(view: ArrayBufferView | ArrayBuffer): void {
   const buffer = (ArrayBuffer.isView(view) ? view.buffer : view) as Detachable;
-  if (!(buffer instanceof ArrayBuffer) || buffer.transfer === undefined) return;
+  if (!(buffer instanceof ArrayBuffer) || buffer.transfer === undefined || buffer.byteLength === 0) return;
   if (ArrayBuffer.isView(view) && (view.byteOffset !== 0 || view.byteLength !== buffer.byteLength)) return;
   try {
     buffer.transfer(0);

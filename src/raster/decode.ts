@@ -12,7 +12,9 @@ import { unpackMask } from './pixels.ts';
 import type { PixelWindow } from '../geometry/grid.ts';
 import type { BlockSpan } from './predictor.ts';
 import { TileCache } from './tile-cache.ts';
+import { isMainThread } from 'node:worker_threads';
 import { decodeZarrRegion } from '../codecs/zarr.ts';
+import { release } from '../codecs/release.ts';
 
 export type { BlockSpan };
 
@@ -257,14 +259,26 @@ async function decodeZarrBlock(format: BlockFormat, z: ZarrLayout, block: Encode
       : undefined;
   const t0 = now();
   const regions = await Promise.all(
-    block.planes.map((bytes, p) => {
+    block.planes.map(async (bytes, p) => {
       const coords = z.planes[p] as readonly number[];
       const region = shape.map((n, d): [number, number] => {
         const size = chunks[d] as number;
         const start = d === yDim ? block.row0 : d === xDim ? block.col0 : (coords[d] as number) * size;
         return [start, Math.min(start + size, n)];
       });
-      return decodeZarrRegion(z.zarrFormat, z.docs, block.chunkKeys?.[p] ?? '', bytes === null ? null : new Uint8Array(bytes), region, true, rows, fromSpares);
+      const decoded = await decodeZarrRegion(
+        z.zarrFormat,
+        z.docs,
+        block.chunkKeys?.[p] ?? '',
+        bytes === null ? null : new Uint8Array(bytes),
+        region,
+        true,
+        rows,
+        fromSpares,
+      );
+      // A worker holds the chunk's bytes alone (moved to it): freed once decoded into a buffer of its own.
+      if (!isMainThread && bytes !== null && decoded.data.buffer !== bytes) release(bytes);
+      return decoded;
     }),
   );
   if (times) {
