@@ -3,7 +3,7 @@
  * and no longer reads (a task's chunk bytes moved to its worker, LZ4's decoded streams). A worker's heap is
  * small, so V8 gives it a small old-generation limit, and the ArrayBuffers made or moved in since its last
  * mark-compact count against it: each of the cube benchmark's workers mark-compacted ~25 times a request for
- * such garbage alone; with them released, 9–10 times (bench/cube). Pure: no I/O.
+ * such garbage alone; with them released, 3–8 times (bench/cube). Pure: no I/O.
  */
 
 type Detachable = ArrayBuffer & { transfer?: (length?: number) => ArrayBuffer };
