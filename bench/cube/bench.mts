@@ -28,7 +28,7 @@
  * Writes bench/out/cube-results.md and bench/out/cube-results.json (a profile: cube-profile.md and .json; the anchor's
  * rows: bench/out/cube/anchor.ndjson).
  * Environment: BENCH_CUBE_RUNS (3), BENCH_LATENCY_MS (20), BENCH_CUBE_SAMPLE_MS (200), BENCH_CUBE_SCALING (1),
- * BENCH_CUBE_PROFILE (unset), BENCH_WAIT_IDLE_S (120), BENCH_TIMEOUT_S (1800 per request). The service inherits
+ * BENCH_CUBE_PROFILE (unset), BENCH_CUBE_V3 (0), BENCH_WAIT_IDLE_S (120), BENCH_TIMEOUT_S (1800 per request). The service inherits
  * the environment (ZONAL_WORKERS and the limits apply).
  */
 import { spawn } from 'node:child_process';
@@ -42,6 +42,8 @@ import { f1, f2, int, median, num, runMeta, say, sci } from '../lib/report.ts';
 
 const CUBE_DIR = join(DATA_DIR, 'cube');
 const STORE = 'cube/era5_t2m.zarr';
+/** BENCH_CUBE_V3=1: the service reads the store's Zarr v3 copy (make-v3.py: the same chunk files); the anchor the v2 one. */
+const SERVICE_STORE = process.env['BENCH_CUBE_V3'] === '1' ? 'cube/era5_t2m_v3.zarr' : STORE;
 const DISTRICTS = join(CUBE_DIR, 'districts.geojson');
 const ANCHOR = join(ROOT, 'bench', 'cube', 'anchor.py');
 const ANCHOR_OUT = join(OUT_DIR, 'cube', 'anchor.ndjson');
@@ -408,7 +410,7 @@ async function serviceRequest(
   keep: boolean,
   profileDir?: string,
 ): Promise<{ side: ServiceSide; answer: Answer | undefined }> {
-  const storeUrl = `http://127.0.0.1:${fport}/d${LATENCY}/${STORE}`;
+  const storeUrl = `http://127.0.0.1:${fport}/d${LATENCY}/${SERVICE_STORE}`;
   const svc = await startCubeService(profileDir);
   try {
     const w = await post(svc.port, bodyOf(storeUrl, ['2021-12-31', '2021-12-31']));
@@ -545,7 +547,7 @@ function render(r: Report): string {
   L.push(
     `Machine: ${r.meta['cpus']}; ${r.meta['memory']}; Node ${process.version}; commit ${r.meta['commit']}; anchor ${r.meta['anchor'] ?? '?'}. ` +
       `1-min load average ${r.meta['loadStart']} → ${r.meta['loadEnd']}; machine busy in the 3 s before: ${r.meta['busyBefore']} %. ` +
-      `Latency ${LATENCY} ms per upstream request; the service with ZONAL_WORKERS=${process.env['ZONAL_WORKERS'] ?? '2'}.`,
+      `Latency ${LATENCY} ms per upstream request; the service with ZONAL_WORKERS=${process.env['ZONAL_WORKERS'] ?? '2'}, reading ${SERVICE_STORE}.`,
     '',
     `## Runs: 100 districts × 8,760 hourly steps, one request against the anchor (local files, one core)`,
     '',

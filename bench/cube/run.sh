@@ -22,6 +22,9 @@ fi
 if [ ! -f bench/data/cube/era5_t2m.zarr/.zmetadata ] || [ ! -f bench/data/cube/districts.geojson ]; then
   "$PY" bench/cube/make-data.py
 fi
+if [ "${BENCH_CUBE_V3:-0}" = 1 ] && [ ! -f bench/data/cube/era5_t2m_v3.zarr/t2m/zarr.json ]; then
+  "$PY" bench/cube/make-v3.py   # the same chunk files as Zarr v3, for the service (BENCH_CUBE_V3=1)
+fi
 node scripts/build.mjs --if-stale   # the service runs as npm start runs it: node dist/server.js
 find bench/data/cube -type f -exec cat {} + >/dev/null   # warm the page cache (both sides read the same files)
 exec npx tsx bench/cube/bench.mts
