@@ -106,9 +106,10 @@ async function serverLog(port: number): Promise<Reads> {
   for (const [method, path, , , status, b] of log) {
     bytes += b;
     statuses[`${method} ${status}`] = (statuses[`${method} ${status}`] ?? 0) + 1;
-    const m = /\/t2m\/(\d+\.\d+\.\d+)$/.exec(path);
-    if (m) chunks.set(m[1]!, (chunks.get(m[1]!) ?? 0) + 1);
-    else other.push(path.replace(/^\/d\d+\/cube\/era5_t2m\.zarr\//, ''));
+    // A chunk's key: v2 `t2m/0.1.2`, v3 `t2m/c/0/1/2`.
+    const m = /\/t2m\/(?:c\/)?(\d+[./]\d+[./]\d+)$/.exec(path);
+    if (m) chunks.set(m[1]!.replaceAll('/', '.'), (chunks.get(m[1]!.replaceAll('/', '.')) ?? 0) + 1);
+    else other.push(path.replace(/^\/d\d+\/cube\/era5_t2m(_v3)?\.zarr\//, ''));
   }
   let chunkReads = 0;
   let rereads = 0;
