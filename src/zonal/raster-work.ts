@@ -22,6 +22,7 @@ import type { Unit, Work } from './engine.ts';
 import { keepsAll, type PlannedZone, type RasterContext } from './raster-context.ts';
 import { readMosaic } from './mosaic-layers.ts';
 import { packGeometry } from '../raster/fold-geometry.ts';
+import { release } from '../codecs/release.ts';
 import type { StatsResponse } from './model.ts';
 
 /** Most tiles per worker task: enough to amortise messaging, few enough to bound memory in flight. */
@@ -99,6 +100,8 @@ function answerZone(
       if (sink) sink(index, k, acc, z.aoiAreaM2, dataAreaM2, context);
       else statistics[key] = bandStats(acc, z.aoiAreaM2, dataAreaM2, { context });
     });
+    // The zone's packed numbers (its own, cloned from a worker) are read: freed now, not at a mark-compact.
+    for (const bands of partials) if ('packed' in bands) release(bands.values);
     return answered(z, statistics);
   }
   const { accs, more, missing, dataAreaM2, zoneAreaM2, classAreas, masked } = mergePartials(options, partials);
