@@ -109,6 +109,7 @@ const PURE_FILES = [
   'cube/zarr-meta.ts',
   'codecs/blosc.ts',
   'codecs/release.ts',
+  'codecs/zarr-types.ts',
 ];
 
 /** Each heavy library and the one adapter file that may import it. */

@@ -10,6 +10,7 @@ import Bunzip from 'seek-bzip';
 import { bloscReadsHere, checkBloscFrame, decodeBlosc } from './blosc.ts';
 import { lz4Block } from './lz4.ts';
 import type { Allocate } from './deflate.ts';
+import { ZARR_TYPES } from './zarr-types.ts';
 
 /** In every plane of a chunk (its leading dimensions), rows [row0, row1) of its last-but-one dimension and columns [0, col1) of its last. */
 export interface ChunkRows {
@@ -260,20 +261,6 @@ interface BloscLayout {
 // The last few arrays' layouts by their metadata text (each chunk's task brings the documents again).
 const layouts = new Map<string, BloscLayout | null>();
 
-/** A little-endian number type by its v2 dtype (`<i2`, `|u1`) or v3 data_type (`int16`). */
-const V3_TYPES: Record<string, string> = {
-  int8: 'i1',
-  uint8: 'u1',
-  int16: 'i2',
-  uint16: 'u2',
-  int32: 'i4',
-  uint32: 'u4',
-  int64: 'i8',
-  uint64: 'u8',
-  float32: 'f4',
-  float64: 'f8',
-};
-
 /** A v2 `.zarray` whose chunks are Blosc and nothing else, in C order, of a little-endian number type. */
 function v2Layout(meta: Record<string, unknown>): BloscLayout | null {
   const { chunks, shape, compressor, filters, order, dtype } = meta as {
@@ -308,7 +295,7 @@ function v3Layout(meta: Record<string, unknown>): BloscLayout | null {
     codecs?: { name?: string; configuration?: { endian?: string } }[];
     storage_transformers?: unknown[];
   };
-  const code = typeof dataType === 'string' ? V3_TYPES[dataType] : undefined;
+  const code = Object.keys(ZARR_TYPES).find((c) => ZARR_TYPES[c] === dataType);
   const array = code === undefined ? undefined : LITTLE[code];
   const chunks = grid?.name === 'regular' ? grid.configuration?.chunk_shape : undefined;
   const [bytes, blosc, ...more] = Array.isArray(codecs) ? codecs : [];

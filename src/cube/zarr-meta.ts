@@ -5,6 +5,7 @@
  * worker threads, where codecs/zarr.ts decodes chunks with zarrita from them.
  */
 import { ZonalError } from '../errors.ts';
+import { ZARR_TYPES } from '../codecs/zarr-types.ts';
 
 /** The metadata documents of one array, by their name in the array's folder (`.zarray`, `.zattrs`, `zarr.json`). */
 type ZarrDocs = Record<string, string>;
@@ -31,22 +32,7 @@ export interface ZarrArray {
   readonly prefixed: boolean;
 }
 
-const V2_TYPES: Record<string, string> = {
-  b1: 'bool',
-  i1: 'int8',
-  u1: 'uint8',
-  i2: 'int16',
-  u2: 'uint16',
-  i4: 'int32',
-  u4: 'uint32',
-  i8: 'int64',
-  u8: 'uint64',
-  f2: 'float16',
-  f4: 'float32',
-  f8: 'float64',
-};
-
-const NUMERIC = new Set(Object.values(V2_TYPES).filter((t) => t !== 'bool'));
+const NUMERIC = new Set(Object.values(ZARR_TYPES).filter((t) => t !== 'bool'));
 
 function bad(path: string, why: string): ZonalError {
   return new ZonalError('invalid_source', `The Zarr array "${path}" has metadata this service cannot read: ${why}.`);
@@ -100,7 +86,7 @@ function fillNumber(v: unknown): number | null {
 /** A v2 dtype ("<i2", ">f4", "|u1") as numpy names it, or a 422 naming it. */
 function v2Type(dtype: unknown, path: string): string {
   const m = typeof dtype === 'string' ? /^[<>|=]([biuf][1248])$/.exec(dtype) : null;
-  const name = m ? V2_TYPES[m[1] as string] : undefined;
+  const name = m ? ZARR_TYPES[m[1] as string] : undefined;
   if (name === undefined || !NUMERIC.has(name)) {
     throw new ZonalError(
       'unsupported_raster',

@@ -278,8 +278,8 @@ async function decodeZarrBlock(format: BlockFormat, z: ZarrLayout, block: Encode
       );
       // A worker holds the chunk's bytes alone (moved to it): freed once decoded into a buffer of its own,
       // unless another plane of the block is the same buffer.
-      const alone = block.planes.indexOf(bytes) === p && block.planes.lastIndexOf(bytes) === p;
-      if (!isMainThread && bytes !== null && alone && decoded.data.buffer !== bytes) release(bytes);
+      const owned = !isMainThread && bytes !== null && decoded.data.buffer !== bytes;
+      if (owned && block.planes.indexOf(bytes) === p && block.planes.lastIndexOf(bytes) === p) release(bytes);
       return decoded;
     }),
   );
