@@ -121,6 +121,30 @@ describe("cube: refusals in the user's words", () => {
     expect(good.statusCode).toBe(200);
   });
 
+  it('a corrupt Zarr v3 Blosc chunk (bytes → blosc, the frame reader) is a 4xx too, and the service answers the next request', async () => {
+    const dir = `${ROOT}era5_v3.zarr/`;
+    const copy = (rel: string): void => {
+      for (const name of readdirSync(`${dir}${rel}`)) {
+        const sub = rel === '' ? name : `${rel}/${name}`;
+        if (statSync(`${dir}${sub}`).isDirectory()) copy(sub);
+        else files.setFile(`/bad_v3.zarr/${sub}`, new Uint8Array(readFileSync(`${dir}${sub}`)));
+      }
+    };
+    copy('');
+    const chunk = new Uint8Array(readFileSync(`${dir}t2m_blosc/c/0/0/0`));
+    const wrongSize = chunk.slice();
+    new DataView(wrongSize.buffer).setInt32(4, 12345, true);
+    for (const bad of [chunk.subarray(0, chunk.byteLength - 100), wrongSize, chunk.subarray(0, 10)]) {
+      files.setFile('/bad_v3.zarr/t2m_blosc/c/0/0/0', bad);
+      const res = await post({ url: files.url('/bad_v3.zarr'), variable: 't2m_blosc' });
+      expect(res.statusCode).toBe(422);
+      expect(res.json()).toMatchObject({ code: 'invalid_source' });
+      expect(res.json().detail).toContain('could not be decoded');
+    }
+    const good = await post({ url: files.url('/era5_v3.zarr'), variable: 't2m_blosc', sel: { time: '2020-01-01T06:00:00Z' } });
+    expect(good.statusCode).toBe(200);
+  });
+
   it('an irregular axis without bounds is refused', async () => {
     const enc = (a: number[]): Uint8Array => new Uint8Array(new Float64Array(a).buffer);
     const array = (n: number): string =>
