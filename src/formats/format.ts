@@ -11,7 +11,7 @@ export interface FormatOptions {
   keyName: 'band' | 'column' | 'variable';
   /** Whether each zone's geometry is written back (GeoJSON; GeoParquet always writes it). */
   includeGeometry: boolean;
-  /** Writes a piece of packed rows' NDJSON lines off this thread (a worker), as rowsPieceText would. */
+  /** Writes a piece of packed rows' NDJSON lines off this thread (a worker), as rowsPieceBytes would. */
   rowsText?(piece: RowsPiece): Promise<Uint8Array>;
 }
 

@@ -5,7 +5,7 @@
 import type { Answered, StatsResponse, ZoneError, ZoneOutcome, ZoneRows } from '../zonal/model.ts';
 import { isRows, rowAt } from '../zonal/rows.ts';
 import type { Format } from './format.ts';
-import { rowsPieceText, type RowsPiece } from '../workers/ndjson-rows.ts';
+import { rowsPieceBytes, type RowsPiece } from '../workers/ndjson-rows.ts';
 
 /** One NDJSON line: `{"index", "id", "properties", "statistics" | "error"}`. */
 interface ZoneLine {
@@ -91,22 +91,34 @@ function pieceOf(z: ZoneRows, from: number, to: number, own: boolean): RowsPiece
     head = { open: `,"statistics":{${JSON.stringify(r.key)}:{`, heads: r.names.map((n, k) => `${k === 0 ? '' : ','}${JSON.stringify(n)}:`) };
     heads.set(r, head);
   }
-  const coords: string[] = [];
+  // The rows' coordinates as one text (one string to send, not one a row) and where each row's ends.
+  let coords = '';
+  const coordEnds = new Int32Array(to - from);
   for (let i = from; i < to; i++) {
     const members = coordsText(r.coords(i));
     if (members === null) return null;
-    coords.push(members);
+    coords += members;
+    coordEnds[i - from] = coords.length;
   }
   const n = r.names.length;
   // For a worker, a copy of the rows' numbers: a view would take the whole table's buffer along.
   const values = own ? r.values.slice(from * n, to * n) : r.values.subarray(from * n, to * n);
-  return { prefix: prefixOf(z.zone), coords, open: head.open, heads: head.heads, names: r.names as string[], values, extra: r.extra?.slice(from, to) ?? null };
+  return {
+    prefix: prefixOf(z.zone),
+    coords,
+    coordEnds,
+    open: head.open,
+    heads: head.heads,
+    names: r.names as string[],
+    values,
+    extra: r.extra?.slice(from, to) ?? null,
+  };
 }
 
 /** The lines of rows [from, to) of a zone's packed rows: the same bytes as each row's lineOf, without an object a row. */
-function rowsText(z: ZoneRows, from: number, to: number): string {
+function rowsText(z: ZoneRows, from: number, to: number): string | Uint8Array {
   const piece = pieceOf(z, from, to, false);
-  return piece !== null ? rowsPieceText(piece) : objectLines(z, from, to);
+  return piece !== null ? rowsPieceBytes(piece) : objectLines(z, from, to);
 }
 
 /** The lines of rows [from, to) through each row's object (a dimension named like a line's own member). */

@@ -18,7 +18,7 @@ import { wkbPolygonalAreaM2 } from '../geometry/wkb.ts';
 import { overlapGroups as groupsOf, type UnionJob } from '../vector/data-area.ts';
 export { previewGrid as preview } from '../raster/preview.ts';
 export { zoneScan } from '../raster/fold-zones.ts';
-import { rowsPieceText, type RowsPiece } from './ndjson-rows.ts';
+import { rowsPieceBytes, type RowsPiece } from './ndjson-rows.ts';
 import { release } from '../codecs/release.ts';
 
 type Blocks = readonly { planes: readonly (ArrayBuffer | null)[]; mask: ArrayBuffer | null }[];
@@ -114,9 +114,9 @@ export function overlapGroups(boxes: Float64Array): number[][] {
 
 /** A piece of a zone's packed rows as NDJSON bytes (the main thread sends them); its numbers, moved here, freed. */
 export function ndjsonRows(piece: RowsPiece): Uint8Array {
-  const text = Buffer.from(rowsPieceText(piece));
+  const bytes = rowsPieceBytes(piece);
   release(piece.values);
-  return text;
+  return bytes;
 }
 
 /** Loads what the first real task would otherwise wait for (GEOS, zstd's decoder), at boot; says which inflater this thread has. */

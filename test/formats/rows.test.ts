@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Answered, ZoneOutcome, ZoneRows } from '../../src/zonal/model.ts';
 import { FORMATS, formatNamed, type FormatOptions } from '../../src/formats/index.ts';
 import { eachRow } from '../../src/zonal/rows.ts';
-import { rowsPieceText, type RowsPiece } from '../../src/workers/ndjson-rows.ts';
+import { rowsPieceBytes, type RowsPiece } from '../../src/workers/ndjson-rows.ts';
 
 const ZONE = { index: 3, id: 'z"3', properties: { name: 'Zone é' }, geometry: null };
 const STEPS = [{ time: '2021-01-01T00:00:00Z' }, { time: '2021-01-01T01:00:00Z' }, { time: '2021-01-01T02:00:00Z' }];
@@ -120,7 +120,7 @@ describe('packed rows (a cube zone × steps)', () => {
     const rowsText = async (piece: RowsPiece): Promise<Uint8Array> => {
       const wait = 30 - 10 * calls++;
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, wait)));
-      return Buffer.from(rowsPieceText(piece));
+      return rowsPieceBytes(piece);
     };
     const byRenderer = await text('ndjson', answers, { rowsText });
     expect(calls).toBeGreaterThan(2);
@@ -146,7 +146,7 @@ describe('packed rows (a cube zone × steps)', () => {
     let asked = 0;
     const rowsText = async (piece: RowsPiece): Promise<Uint8Array> => {
       asked++;
-      return Buffer.from(rowsPieceText(piece));
+      return rowsPieceBytes(piece);
     };
     const options: FormatOptions = { keyName: 'variable', includeGeometry: false, rowsText };
     let taken = 0;
@@ -160,6 +160,49 @@ describe('packed rows (a cube zone × steps)', () => {
     expect(taken).toBe(21);
     expect(lines).toBe(count);
     expect(most).toBeLessThanOrEqual(8);
+  });
+
+  it("NDJSON by the workers' writer: each line JSON.stringify's of its row, for the longest numbers, repeats across its texts, coordinates and values beyond ASCII", () => {
+    // 10,000 rows × 3 numbers: several of its JSON texts of 4,096 numbers, a column that repeats (copied from the
+    // line before), -0 after 0, NaN and the infinities (null), and numbers of every length up to 25 characters.
+    const longest = [-0.0000012345678901234567, -1.2345678901234567e-308, -1.7976931348623157e308, -123456789012345680000, 5e-324, -0.000001];
+    const rows = 10_000;
+    const names = ['mean', 'count', 'histogram', 'max'];
+    const values = new Float64Array(rows * names.length);
+    const extra: (Record<string, unknown> | null)[] = [];
+    const coords: string[] = [];
+    for (let i = 0; i < rows; i++) {
+      values[i * 4] = i < longest.length ? (longest[i] as number) : i % 97 === 0 ? NAN : Math.sin(i) * 1e3;
+      values[i * 4 + 1] = i % 500 < 250 ? 42.51492438948241 : i % 3 === 0 ? -0 : 0;
+      values[i * 4 + 2] = NAN;
+      values[i * 4 + 3] = i % 11 === 0 ? Infinity : i / 7;
+      extra.push(i % 1000 === 5 ? { histogram: ['ü', i] } : null);
+      coords.push(`,"time":"t${i}${i % 13 === 0 ? 'é' : ''}","level":${i % 3}`);
+    }
+    let joined = '';
+    const coordEnds = new Int32Array(rows);
+    coords.forEach((c, i) => {
+      joined += c;
+      coordEnds[i] = joined.length;
+    });
+    const prefix = '{"index":7,"id":"å","properties":{"name":"Zone é"}';
+    const piece: RowsPiece = {
+      prefix,
+      coords: joined,
+      coordEnds,
+      open: ',"statistics":{"t2m":{',
+      heads: names.map((n, k) => `${k === 0 ? '' : ','}"${n}":`),
+      names,
+      values,
+      extra,
+    };
+    const want = coords.map((c, i) => {
+      const stats: Record<string, unknown> = {};
+      names.forEach((n, k) => (stats[n] = extra[i]?.[n] ?? values[i * 4 + k]));
+      return `${prefix}${c},"statistics":${JSON.stringify({ t2m: stats })}}\n`;
+    });
+    expect(Buffer.from(rowsPieceBytes(piece)).toString('utf8')).toBe(want.join(''));
+    expect(String(longest[0]).length).toBe(25);
   });
 
   it('row by row: each row its zone, coordinates and statistics', async () => {
