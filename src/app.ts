@@ -71,7 +71,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const runner = createFoldRunner(config.workers);
   const openSource = options.openSource ?? defaultOpenSource;
-  const engine = createJobsEngine(config, { runner, openSource, warn: (message, extra) => app.log.warn(extra ?? {}, message) });
+  const engine = await createJobsEngine(config, { runner, openSource, warn: (message, extra) => app.log.warn(extra ?? {}, message) });
   const deps: AppDeps = { config, openSource, runner, lifecycle, jobs: engine.jobs };
   // Requests in flight finish before the worker pool goes (a close used to fail them with 500s).
   const inFlight = new Set<object>();

@@ -85,6 +85,7 @@ const PURE_FILES = [
   'raster/fold-plain.ts',
   'raster/fold-cells.ts',
   'workers/ndjson-rows.ts',
+  'jobs/redis-down.ts',
   'raster/fold-mosaic.ts',
   'raster/plan.ts',
   'raster/window.ts',

@@ -61,7 +61,7 @@ function stopped(signal: AbortSignal): Promise<string> {
 export async function runWorker(options: WorkerOptions): Promise<number> {
   const config = workerConfig(options.env ?? process.env);
   const runner = createFoldRunner(config.workers);
-  const engine = createJobsEngine(config, {
+  const engine = await createJobsEngine(config, {
     runner,
     worker: true,
     warn: (message, extra) => options.log(`${message}${extra ? ` ${JSON.stringify(extra)}` : ''}`),

@@ -14,7 +14,8 @@ import { Jobs, type JobsDeps } from './jobs.ts';
 import { LocalTaskQueue } from './local-queue.ts';
 import { MemoryJobStore } from './memory-store.ts';
 import { statusDocument, type JobRecord } from './model.ts';
-import { BullTaskQueue, connectRedis, isRedisDown } from './redis.ts';
+import type { RedisClient } from './redis.ts';
+import { isRedisDown } from './redis-down.ts';
 import { RedisJobStore } from './redis-store.ts';
 import { openResultsStore } from './results.ts';
 import type { JobStore } from './store.ts';
@@ -39,14 +40,16 @@ export interface EngineOptions {
 /** How often records past their time are removed, ms. */
 const SWEEP_MS = 60_000;
 
-export function createJobsEngine(config: Config, options: EngineOptions): JobsEngine {
+/** The jobs engine of a process; ioredis and BullMQ are loaded only where Redis is configured (~9 MB of heap otherwise idle). */
+export async function createJobsEngine(config: Config, options: EngineOptions): Promise<JobsEngine> {
   const j = config.jobs;
   const open = options.openSource ?? defaultOpenSource;
   const results = openResultsStore(j.resultsUrl, { timeoutMs: config.upstreamTimeoutMs });
   let store: JobStore;
   let queue: TaskQueue;
-  let redis: ReturnType<typeof connectRedis> | undefined;
+  let redis: RedisClient | undefined;
   if (j.redisUrl) {
+    const { BullTaskQueue, connectRedis } = await import('./redis.ts');
     redis = connectRedis(j.redisUrl);
     store = guarded(new RedisJobStore(redis, j.redisPrefix));
     const client = redis;

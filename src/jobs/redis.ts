@@ -14,14 +14,6 @@ import type { TaskHandler, TaskQueue } from './queue.ts';
 
 export type RedisClient = Redis;
 
-/** Redis errors that mean "not reachable now" rather than a bug. */
-export function isRedisDown(e: unknown): boolean {
-  const m = e instanceof Error ? e.message : '';
-  return /Command timed out|Connection is closed|Stream isn't writeable|enableOfflineQueue|ECONNREFUSED|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|connect|MaxRetriesPerRequest/i.test(
-    m,
-  );
-}
-
 /** The records' client: commands fail at once while Redis is down; it reconnects in the background. */
 export function connectRedis(url: string): Redis {
   const redis = new Redis(url, {

@@ -1,13 +1,11 @@
 /**
- * S3Source: s3://bucket/key through @aws-sdk/client-s3 (the only file importing the SDK); also the few
- * object calls of the jobs' results store (objectCalls, at the end: put, streamed get, list, delete), so
- * that the SDK stays in this one file.
- * Endpoint, region and credentials come from the standard AWS environment (contract §7):
- * AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL (path-style addressing when set), AWS_REGION (default
- * us-east-1) and the SDK's default credential chain. The operator's endpoint is trusted: it is not
- * checked against the private-address policy.
+ * S3Source: s3://bucket/key through @aws-sdk/client-s3 (the only file loading the SDK); also the few object
+ * calls of the jobs' results store (objectCalls, at the end: put, streamed get, list, delete). Endpoint, region
+ * and credentials come from the standard AWS environment (contract §7): AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL
+ * (path-style addressing when set), AWS_REGION (default us-east-1) and the SDK's default credential chain. The
+ * operator's endpoint is trusted: it is not checked against the private-address policy.
  */
-import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type * as Sdk from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import { assertReadArgs, raceAbort, SourceRangeError, startDeadline, throwIfAborted } from './errors.ts';
 import { headBySize, SourceError, type ByteSource } from './source.ts';
@@ -49,21 +47,28 @@ export function parseS3Url(url: URL): { bucket: string; key: string } | undefine
   return bucket === '' || key === '' ? undefined : { bucket, key };
 }
 
-const clients = new Map<string, S3Client>();
+type S3 = { client: Sdk.S3Client; sdk: typeof Sdk };
+const clients = new Map<string, Promise<S3>>();
 
-/** One client per endpoint + region + timeout (+ explicit access key) for the whole process. */
-function clientFor(s: S3Settings, timeoutMs: number): S3Client {
+/**
+ * A client (and the SDK, for its commands) per endpoint + region + timeout (+ explicit access key) for the whole
+ * process; the SDK loaded on the first S3 call (~6 MB of heap a process reading no s3:// source never holds).
+ */
+function clientFor(s: S3Settings, timeoutMs: number): Promise<S3> {
   const id = JSON.stringify([s.endpoint ?? '', s.region, timeoutMs, s.credentials?.accessKeyId ?? '']);
   let client = clients.get(id);
   if (client === undefined) {
-    client = new S3Client({
-      region: s.region,
-      ...(s.endpoint === undefined ? {} : { endpoint: s.endpoint, forcePathStyle: true }),
-      ...(s.credentials === undefined ? {} : { credentials: s.credentials }),
-      followRegionRedirects: true,
-      // This SDK only logs a warning on requestTimeout unless told to throw.
-      requestHandler: { connectionTimeout: timeoutMs, requestTimeout: timeoutMs, throwOnRequestTimeout: true },
-    });
+    client = import('@aws-sdk/client-s3').then((sdk) => ({
+      sdk,
+      client: new sdk.S3Client({
+        region: s.region,
+        ...(s.endpoint === undefined ? {} : { endpoint: s.endpoint, forcePathStyle: true }),
+        ...(s.credentials === undefined ? {} : { credentials: s.credentials }),
+        followRegionRedirects: true,
+        // This SDK only logs a warning on requestTimeout unless told to throw.
+        requestHandler: { connectionTimeout: timeoutMs, requestTimeout: timeoutMs, throwOnRequestTimeout: true },
+      }),
+    }));
     clients.set(id, client);
   }
   return client;
@@ -110,7 +115,7 @@ export class S3Source implements ByteSource {
   readonly url: URL;
   readonly #bucket: string;
   readonly #key: string;
-  readonly #client: S3Client;
+  readonly #s3: Promise<S3>;
   readonly #timeoutMs: number;
   readonly #maxBytes: number;
   #size: number | undefined;
@@ -127,7 +132,7 @@ export class S3Source implements ByteSource {
     this.#bucket = parsed.bucket;
     this.#key = parsed.key;
     const env = s3SettingsFromEnv();
-    this.#client = clientFor({ endpoint: opts.endpoint ?? env.endpoint, region: opts.region ?? env.region, credentials: opts.credentials }, opts.timeoutMs);
+    this.#s3 = clientFor({ endpoint: opts.endpoint ?? env.endpoint, region: opts.region ?? env.region, credentials: opts.credentials }, opts.timeoutMs);
     this.#timeoutMs = opts.timeoutMs;
     this.#maxBytes = opts.maxBytes;
   }
@@ -138,7 +143,8 @@ export class S3Source implements ByteSource {
     if (this.#size !== undefined) return this.#size;
     const deadline = startDeadline(this.#timeoutMs, signal);
     try {
-      const head = await this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: this.#key }), {
+      const { client, sdk } = await this.#s3;
+      const head = await client.send(new sdk.HeadObjectCommand({ Bucket: this.#bucket, Key: this.#key }), {
         abortSignal: deadline.signal,
       });
       this.#pin(head.ETag, head.ContentLength);
@@ -168,7 +174,8 @@ export class S3Source implements ByteSource {
     const deadline = startDeadline(this.#timeoutMs, signal);
     let body: Readable | undefined;
     try {
-      const out = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: this.#key, Range: `bytes=${offset}-${offset + length - 1}` }), {
+      const { client, sdk } = await this.#s3;
+      const out = await client.send(new sdk.GetObjectCommand({ Bucket: this.#bucket, Key: this.#key, Range: `bytes=${offset}-${offset + length - 1}` }), {
         abortSignal: deadline.signal,
       });
       body = out.Body as Readable | undefined;
@@ -239,13 +246,12 @@ async function readExactly(body: Readable, length: number): Promise<Uint8Array> 
 }
 
 /**
- * The results store's object calls (jobs/results-s3.ts): one PutObject (atomic: a reader sees the old
- * object or the whole new one), a streamed GetObject, a paginated ListObjectsV2 and DeleteObjects in
- * batches of 1,000, with the client, endpoint, region and credentials of the sources. Each call has a
- * deadline of `timeoutMs`; a GET's body, until it ends, `timeoutMs` between two chunks (never while its
- * reader holds one: a slow client of the results is not cut off). Not a source: the operator's bucket,
- * trusted like its endpoint; a failure is a plain Error naming the call and the key (the SDK's error name
- * and status, never its text), so a task that meets one is tried again.
+ * The results store's object calls (jobs/results-s3.ts): one PutObject (atomic: a reader sees the old object or
+ * the whole new one), a streamed GetObject, a paginated ListObjectsV2 and DeleteObjects in batches of 1,000, with
+ * the sources' client settings. Each call has a deadline of `timeoutMs`; a GET's body, `timeoutMs` between two
+ * chunks (never while its reader holds one). Not a source: the operator's bucket, trusted like its endpoint; a
+ * failure is a plain Error naming the call and key (the SDK's error name and status, never its text), so a task
+ * that meets one is tried again.
  */
 export interface ObjectCalls {
   put(bucket: string, key: string, body: Uint8Array): Promise<void>;
@@ -257,7 +263,7 @@ export interface ObjectCalls {
 }
 
 export function objectCalls(timeoutMs: number, env: Record<string, string | undefined> = process.env): ObjectCalls {
-  const client = clientFor(s3SettingsFromEnv(env), timeoutMs);
+  const s3 = clientFor(s3SettingsFromEnv(env), timeoutMs);
   /** One call, its deadline armed until it settles. */
   const call = async <T>(doing: string, run: (signal: AbortSignal) => Promise<T>): Promise<T> => {
     const watch = new CallWatch(timeoutMs, doing, undefined);
@@ -272,8 +278,9 @@ export function objectCalls(timeoutMs: number, env: Record<string, string | unde
   };
   return {
     async put(bucket, key, body) {
+      const { client, sdk } = await s3;
       await call(`write s3://${bucket}/${key}`, (abortSignal) =>
-        client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentLength: body.byteLength }), { abortSignal }),
+        client.send(new sdk.PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentLength: body.byteLength }), { abortSignal }),
       );
     },
     async get(bucket, key, signal) {
@@ -281,7 +288,8 @@ export function objectCalls(timeoutMs: number, env: Record<string, string | unde
       let body: Readable | undefined;
       try {
         watch.arm();
-        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: watch.signal });
+        const { client, sdk } = await s3;
+        const out = await client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: watch.signal });
         watch.disarm();
         body = out.Body as Readable | undefined;
         if (body === undefined) throw new Error('no body');
@@ -295,11 +303,12 @@ export function objectCalls(timeoutMs: number, env: Record<string, string | unde
       return watchedBody(body, watch);
     },
     async list(bucket, prefix) {
+      const { client, sdk } = await s3;
       const keys: string[] = [];
       let token: string | undefined;
       do {
         const out = await call(`list s3://${bucket}/${prefix}`, (abortSignal) =>
-          client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }), { abortSignal }),
+          client.send(new sdk.ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }), { abortSignal }),
         );
         for (const o of out.Contents ?? []) if (o.Key) keys.push(o.Key);
         token = out.IsTruncated ? out.NextContinuationToken : undefined;
@@ -307,11 +316,12 @@ export function objectCalls(timeoutMs: number, env: Record<string, string | unde
       return keys;
     },
     async remove(bucket, keys) {
+      const { client, sdk } = await s3;
       for (let i = 0; i < keys.length; i += 1000) {
         const batch = keys.slice(i, i + 1000).map((Key) => ({ Key }));
         const doing = `delete ${batch.length} keys of s3://${bucket}/`;
         const out = await call(doing, (abortSignal) =>
-          client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch, Quiet: true } }), { abortSignal }),
+          client.send(new sdk.DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch, Quiet: true } }), { abortSignal }),
         );
         // A DeleteObjects that succeeds may still fail some keys (access, a lock): quietly listed in Errors.
         const failed = (out.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');
@@ -337,9 +347,7 @@ class CallWatch {
     else outer?.addEventListener('abort', this.#onOuter, { once: true });
   }
 
-  get signal(): AbortSignal {
-    return this.#ctl.signal;
-  }
+  readonly signal: AbortSignal = this.#ctl.signal;
 
   arm(): void {
     this.disarm();
