@@ -27,8 +27,10 @@ export interface RowsPiece {
 const utf8 = new TextEncoder();
 /** The lines' closing of the statistic's object, the statistics and the line. */
 const CLOSE = utf8.encode('}}}\n');
-/** The thread's buffer the lines are written into, then copied out at their size; grown as pieces need. */
+/** The thread's buffer the lines are written into, then copied out at their size; grown as pieces need, up to SCRATCH_MAX. */
 let scratch = new Uint8Array(1 << 20);
+/** A piece that may need more (zones of large properties) gets a buffer of its own, not kept after it. */
+const SCRATCH_MAX = 8 << 20;
 
 /**
  * The piece's lines as UTF-8: the bytes JSON.stringify writes for each row's object, written into one buffer.
@@ -56,8 +58,8 @@ export function rowsPieceBytes(p: RowsPiece): Uint8Array {
   let bound = rows * (between.length + n * NUMBER_TEXT_MAX) + coords.length;
   for (const h of heads) bound += rows * h.length;
   for (const row of others ?? []) for (const b of row ?? []) bound += b?.length ?? 0;
-  if (scratch.length < bound) scratch = new Uint8Array(bound);
-  const out = scratch;
+  if (scratch.length < bound && bound <= SCRATCH_MAX) scratch = new Uint8Array(bound);
+  const out = scratch.length >= bound ? scratch : new Uint8Array(bound);
   // Per column: its last number, and where its text was written (a number equal to it is copied from there).
   const last = new Float64Array(n).fill(Number.NaN);
   const lastAt = new Int32Array(n);

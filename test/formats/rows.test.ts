@@ -205,6 +205,32 @@ describe('packed rows (a cube zone × steps)', () => {
     expect(String(longest[0]).length).toBe(25);
   });
 
+  it("NDJSON by the workers' writer: a piece larger than the thread's buffer keeps (a zone of large properties) is written whole, and the next one too", () => {
+    const rows = 4096;
+    const piece = (name: string): RowsPiece => {
+      const coords = Array.from({ length: rows }, (_, i) => `,"time":"t${i}"`);
+      const ends = new Int32Array(rows);
+      coords.reduce((end, c, i) => (ends[i] = end + c.length), 0);
+      return {
+        prefix: JSON.stringify({ index: 0, id: 'a', properties: { name } }).slice(0, -1),
+        coords: coords.join(''),
+        coordEnds: ends,
+        open: ',"statistics":{"v":{',
+        heads: ['"mean":'],
+        names: ['mean'],
+        values: Float64Array.from({ length: rows }, (_, i) => i / 7),
+        extra: null,
+      };
+    };
+    for (const name of ['x'.repeat(3000), 'short', 'ü'.repeat(2500)]) {
+      const want = Array.from(
+        { length: rows },
+        (_, i) => `${JSON.stringify({ index: 0, id: 'a', properties: { name }, time: `t${i}`, statistics: { v: { mean: i / 7 } } })}\n`,
+      );
+      expect(Buffer.from(rowsPieceBytes(piece(name))).toString('utf8')).toBe(want.join(''));
+    }
+  });
+
   it('row by row: each row its zone, coordinates and statistics', async () => {
     const out = await expanded([rowsOf(STEPS, extra)]);
     expect(out).toHaveLength(3);
