@@ -65,11 +65,9 @@ function locked(fn) {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const ifStale = process.argv.includes('--if-stale');
-  // The optional native inflater (libdeflate): built where it can be, else the service says why at start.
-  if (!ifStale || !nativeIsFresh()) {
-    const why = buildNative();
-    if (why !== null) process.stderr.write(`native inflate not built: ${why}; DEFLATE tiles inflate with node:zlib (same results, slower)\n`);
-  }
+  // The optional native addons (libdeflate's inflater, the cube's fold): built where they can be, else the
+  // service says at start what it uses instead.
+  if (!ifStale || !nativeIsFresh()) for (const line of buildNative(ifStale)) process.stderr.write(`${line}\n`);
   if (ifStale && distIsFresh()) process.exit(0);
   locked(() => {
     // Another process may have built it while this one waited.

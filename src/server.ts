@@ -7,13 +7,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from './config.ts';
 import { buildApp } from './app.ts';
+import { foldBackend } from './raster/fold-native.ts';
 
 const config = loadConfig();
 const app = await buildApp(config);
 await app.listen({ port: config.port, host: config.host });
 // The effective configuration, once (it holds no secret: S3 credentials stay in the SDK's environment),
-// and the inflater the workers use (libdeflate, or node:zlib and why).
-app.log.info({ config, inflate: await app.inflate }, 'configuration');
+// the inflater the workers use (libdeflate, or node:zlib and why) and their fold (native, or JavaScript and why).
+app.log.info({ config, inflate: await app.inflate, fold: foldBackend() }, 'configuration');
 
 let draining = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -60,9 +60,10 @@ export function foldPlain(task: FoldTask, acc: StatsAccumulator, block: DecodedB
   run.cells = cellIds;
   run.areas = as;
   run.n = n;
+  const flags = acc.packFlags() | (as === null ? 0 : AREAS);
   // Each cell's sample place, worked out once for the bands that share the first one's strides (a cube's steps).
   let [rows, cols] = [Number.NaN, Number.NaN];
-  for (let b = 0; b < task.bands.length; b++) {
+  for (let b = 0; b < task.bands.length;) {
     const band = task.bands[b] as FoldBand;
     const samples = bands[b];
     const rowStride = samples?.rowStride ?? 0;
@@ -70,6 +71,30 @@ export function foldPlain(task: FoldTask, acc: StatsAccumulator, block: DecodedB
     if (rowStride !== rows || step !== cols) {
       [rows, cols] = [rowStride, step];
       placesOf(block, cw.col0, list, rowStride, step);
+    }
+    const native = kernel === null ? null : kernelRun(task, bands, b);
+    if (native !== null && kernel !== null && samples?.values) {
+      const { end, stride } = native;
+      kernel.packRuns(
+        samples.values,
+        samples.offset,
+        stride,
+        end - b,
+        places,
+        ws,
+        cellIds,
+        as,
+        n,
+        band.nodata ?? Number.NaN,
+        band.scale,
+        band.offset,
+        flags,
+        out,
+        b * BAND_FIELDS,
+        BAND_FIELDS,
+      );
+      b = end;
+      continue;
     }
     run.raw = (samples?.values ?? undefined) as ArrayLike<number> | undefined;
     run.first = samples?.offset ?? 0;
@@ -80,8 +105,77 @@ export function foldPlain(task: FoldTask, acc: StatsAccumulator, block: DecodedB
     run.scale = band.scale;
     run.offset = band.offset;
     out[b * BAND_FIELDS + PACKED_FIELDS] = acc.packRun(run, out, b * BAND_FIELDS);
+    b++;
   }
   return { packed: { names: task.names, weighted: acc.weighted, countItems: false, keep: false }, values: out };
+}
+
+/** The native fold's flag for "areas given" (native/fold/fold.c), beside the accumulator's packFlags. */
+const AREAS = 8;
+
+/**
+ * A native fold of packRun (native/fold/fold.c, loaded by raster/fold-native.ts): for each of `bands` bands,
+ * the numbers packRun writes for the run's cells on raw[at[k] + first + b × planeStride], at
+ * out[o + b × outStride …] (PACKED_FIELDS, then Σ weight·area); the same bits.
+ */
+export interface PackKernel {
+  packRuns(
+    raw: ArrayBufferView,
+    first: number,
+    planeStride: number,
+    bands: number,
+    at: Int32Array,
+    weights: Float64Array,
+    cells: Int32Array,
+    areas: Float64Array | null,
+    n: number,
+    nodata: number,
+    scale: number,
+    offset: number,
+    flags: number,
+    out: Float64Array,
+    o: number,
+    outStride: number,
+  ): void;
+}
+
+/** The thread's native fold; null: packRun in JavaScript. */
+let kernel: PackKernel | null = null;
+
+/** Makes this thread fold plain bands with `k` (null: in JavaScript; the tests run both). */
+export function useFoldKernel(k: PackKernel | null): void {
+  kernel = k;
+}
+
+/** Sample arrays the kernel reads (not 64-bit integers, not float16). */
+const KERNEL_TYPES = new Set<unknown>([Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array]);
+
+/** Whether CF names further nodata for the band (the kernel knows `nodata` alone). */
+const hasInvalid = (band: FoldBand): boolean =>
+  (band.also?.length ?? 0) > 0 || (band.validMin ?? -Infinity) !== -Infinity || (band.validMax ?? Infinity) !== Infinity;
+
+/**
+ * The bands from `b` that one kernel call folds: samples in one typed array of a type it reads, with the same
+ * strides, offsets a plane apart, and the same nodata, scale and offset (a cube chunk's steps); null: none.
+ */
+function kernelRun(task: FoldTask, bands: DecodedBlock['bands'], b: number): { end: number; stride: number } | null {
+  const s = bands[b];
+  const band = task.bands[b] as FoldBand;
+  if (!s?.values || !KERNEL_TYPES.has(s.values.constructor) || hasInvalid(band)) return null;
+  let stride = 0;
+  let end = b + 1;
+  for (; end < task.bands.length; end++) {
+    const t = bands[end];
+    const next = task.bands[end] as FoldBand;
+    if (t?.values !== s.values || t.rowStride !== s.rowStride || t.step !== s.step || hasInvalid(next)) break;
+    if (next.nodata !== band.nodata || next.scale !== band.scale || next.offset !== band.offset) break;
+    const gap = t.offset - (bands[end - 1]?.offset ?? 0);
+    if (end === b + 1) {
+      if (gap < 0) break;
+      stride = gap;
+    } else if (gap !== stride) break;
+  }
+  return { end, stride };
 }
 
 /** Each listed cell's sample place in a band of these strides (before the band's offset), −1 where the block's mask says invalid. */

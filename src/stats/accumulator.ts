@@ -82,6 +82,8 @@ export interface StatsAccumulator {
    * Σ weight·area. Leaves this state as it was.
    */
   packRun(run: ScaledRun, out: Float64Array, o: number): number;
+  /** What packRun computes, as flags for the native fold (native/fold/fold.c): 1 weighted, 2 Σv·w, 4 the spread. */
+  packFlags(): number;
   /** Back to nothing counted, for another band (the kept values and cells let go, not cleared: results may hold them). */
   reset(): void;
   /** Whether the state is its numbers alone (no kept values, no cells): what writePacked / mergePacked carry. */

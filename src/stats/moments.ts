@@ -136,6 +136,11 @@ export class Moments {
     this.nodata = t;
   }
 
+  /** What packRun computes, as the native fold's flags (native/fold/fold.c): 1 weighted, 2 Σv·w, 4 the spread. */
+  packFlags(): number {
+    return (this.weighted ? 1 : 0) | (this.needMoments ? 2 : 0) | (this.needSpread ? 4 : 0);
+  }
+
   /**
    * The packed numbers (writePacked's layout, at `out[o …]`) of a fresh state after add() or addNodata() for
    * each cell of the run, in one pass over the raw samples with the state in locals (a cube's fold made an

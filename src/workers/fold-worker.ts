@@ -20,6 +20,11 @@ export { previewGrid as preview } from '../raster/preview.ts';
 export { zoneScan } from '../raster/fold-zones.ts';
 import { rowsPieceBytes, type RowsPiece } from './ndjson-rows.ts';
 import { release } from '../codecs/release.ts';
+import { useFoldKernel } from '../raster/fold-plain.ts';
+import { foldKernel } from '../raster/fold-native.ts';
+
+// The plain fold in C where it is built (raster/fold-native.ts): the same numbers as its JavaScript.
+useFoldKernel(foldKernel());
 
 type Blocks = readonly { planes: readonly (ArrayBuffer | null)[]; mask: ArrayBuffer | null }[];
 

@@ -59,7 +59,7 @@ describe('Dockerfile', () => {
     }
   });
 
-  it('builds the native inflater in a build stage and ships it with libdeflate0, its one runtime library', () => {
+  it('builds the native inflater and fold in a build stage and ships them, with libdeflate0, the one runtime library', () => {
     const build = stages.find((st) => /scripts\/build-native\.mjs/.test(st)) ?? '';
     expect(build).toMatch(/apt-get install[^\n]*libdeflate-dev/);
     expect(build).toMatch(/COPY native \.\/native/);
@@ -68,6 +68,9 @@ describe('Dockerfile', () => {
     expect(final).toMatch(
       /COPY --from=build \/app\/native\/inflate\/build\/Release\/zonal_inflate\.node \.\/native\/inflate\/build\/Release\/zonal_inflate\.node/,
     );
+    // The native fold, built beside it (no library of its own).
+    expect(build).toMatch(/test -f native\/fold\/build\/Release\/zonal_fold\.node/);
+    expect(final).toMatch(/COPY --from=build \/app\/native\/fold\/build\/Release\/zonal_fold\.node \.\/native\/fold\/build\/Release\/zonal_fold\.node/);
     // The build output stays out of the context: the image's binding is the one built in the build stage.
     expect(ignore).toContain('native/*/build');
   });

@@ -1,0 +1,41 @@
+/**
+ * The native fold of a cube's steps (native/fold/: packRun in C, the same bits), built by
+ * scripts/build-native.mjs where a C compiler and Node's headers exist; else the fold stays in JavaScript
+ * (raster/fold-plain.ts), with the same numbers out. In the cube benchmark the JavaScript loop took ~27 ns a
+ * cell of the workers' CPU, ~50 M cells a request. `ZONAL_FOLD=js` keeps JavaScript (read here, since worker
+ * threads load this module on their own).
+ */
+import { createRequire } from 'node:module';
+import type { PackKernel } from './fold-plain.ts';
+
+/** The fold a thread uses, and why not the native one when it is JavaScript. */
+export interface FoldInfo {
+  backend: 'native' | 'js';
+  reason: string;
+}
+
+const ADDON = new URL('../../native/fold/build/Release/zonal_fold.node', import.meta.url);
+
+/** The kernel where it is built and wanted, else null and why. */
+function load(): { kernel: PackKernel | null; info: FoldInfo } {
+  if ((process.env['ZONAL_FOLD'] ?? 'auto') === 'js') return { kernel: null, info: { backend: 'js', reason: 'ZONAL_FOLD=js' } };
+  try {
+    const kernel = createRequire(import.meta.url)(ADDON.pathname) as PackKernel;
+    return { kernel, info: { backend: 'native', reason: '' } };
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    const reason =
+      code === 'MODULE_NOT_FOUND'
+        ? 'the native fold is not built (npm run build:native)'
+        : `the native fold did not load: ${(e as Error).message.split('\n')[0] ?? ''}`;
+    return { kernel: null, info: { backend: 'js', reason } };
+  }
+}
+
+const loaded = load();
+
+/** This thread's native fold, or null (raster/fold-plain.ts useFoldKernel takes it). */
+export const foldKernel = (): PackKernel | null => loaded.kernel;
+
+/** Which fold the threads use (native, or JavaScript and why), for the start-up log. */
+export const foldBackend = (): FoldInfo => loaded.info;
