@@ -131,7 +131,7 @@ const ADAPTERS: Record<string, string> = {
   'geographiclib-geodesic': 'geometry/geodesic.ts',
   'geos-wasm': 'geometry/geos.ts',
   '@aws-sdk/client-s3': 'source/s3.ts',
-  piscina: 'workers/pool.ts',
+  piscina: 'workers/piscina.ts',
   'ipaddr.js': 'policy.ts',
   'lru-cache': 'memo.ts',
   commander: 'cli/main.ts',

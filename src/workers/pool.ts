@@ -2,7 +2,7 @@
  * The worker-thread pool (piscina) that runs raster/fold.ts. With `workers: 0` the fold runs inline on
  * the calling thread (unit tests of the use case; never in production).
  */
-import { Piscina } from 'piscina';
+import { Piscina } from './piscina.ts';
 import { foldTiles, type FoldTask, type FoldResult } from '../raster/fold.ts';
 import { blockBuffers, ndjsonRows, overlapGroups, taskBuffers, unionAreas, vectorGroup, vectorGroupZones } from './fold-worker.ts';
 import type { RowsPiece } from './ndjson-rows.ts';
