@@ -126,19 +126,22 @@ describe('the native fold', () => {
 });
 
 describe('foldPlain with and without the native fold', () => {
-  /** A block of `bands` planes of 6 × 5 samples; planes 0–2 and 4–5 share one array (a chunk), plane 3 has its own. */
+  /**
+   * A block of 8 planes of 6 × 5 samples, all but plane 3 in one array (a chunk), plane 3 in its own; planes 4–6
+   * lie 30 then 60 samples apart (a run must split where the gap changes), 6–7 differ by their scale alone.
+   */
   function fixture() {
-    const chunk = new Int16Array(7 * 30);
+    const chunk = new Int16Array(8 * 30);
     for (let i = 0; i < chunk.length; i++) chunk[i] = ((i * 37) % 23) - 3;
     // A nodata sample under the zone in band 2 (row 1, column 1 of its plane).
     chunk[60 + 6] = -32767;
     const own = new Int16Array(30).map((_, i) => 100 - i);
-    const offsets = [0, 30, 60, 0, 120, 180];
+    const offsets = [0, 30, 60, 0, 90, 120, 180, 210];
     const bands: DecodedBlock['bands'] = offsets.map((offset, b) => ({ values: b === 3 ? own : chunk, isBig: false, rowStride: 5, step: 1, offset }));
     const fold: FoldBand[] = offsets.map(() => ({ nodata: -32767, scale: 0.5, offset: 10 }));
     // A band with a valid range, one of another scale: each folded on its own.
     fold[1] = { ...fold[1], validMax: 15 } as FoldBand;
-    fold[5] = { ...fold[5], scale: 0.25 } as FoldBand;
+    fold[7] = { ...fold[7], scale: 0.25 } as FoldBand;
     const block = { window: { row0: 0, col0: 0, width: 5, height: 6 }, bands, valid: null, maskStride: 0, fresh: [] } as unknown as DecodedBlock;
     const task = { bands: fold, names: ['mean', 'min', 'max', 'count'], format: { levelWidth: 5, fill: 0 } } as unknown as FoldTask;
     const cov = { window: { row0: 1, col0: 1, width: 3, height: 4 } } as unknown as Coverage;
