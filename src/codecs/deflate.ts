@@ -5,7 +5,7 @@
  * inflates 1.2–1.3× faster than node:zlib (bench/codecs), and it stops once the rows a request needs are
  * out, at a cost linear in them. `ZONAL_INFLATE=zlib` forces node:zlib (read here, since worker threads load this module on their own).
  */
-import { createRequire } from 'node:module';
+import { loadAddon } from './native-addon.ts';
 import { inflateSync } from 'node:zlib';
 
 export type InflateBackend = 'libdeflate' | 'node:zlib';
@@ -27,18 +27,7 @@ const ADDON = new URL('../../native/inflate/build/Release/zonal_inflate.node', i
 
 function load(): { binding: Binding | null; why: string } {
   if ((process.env['ZONAL_INFLATE'] ?? 'auto') === 'zlib') return { binding: null, why: 'ZONAL_INFLATE=zlib' };
-  try {
-    return { binding: createRequire(import.meta.url)(ADDON.pathname) as Binding, why: '' };
-  } catch (e) {
-    const code = (e as { code?: string }).code;
-    return {
-      binding: null,
-      why:
-        code === 'MODULE_NOT_FOUND'
-          ? 'the native binding is not built (npm run build:native)'
-          : `the native binding did not load: ${(e as Error).message.split('\n')[0] ?? ''}`,
-    };
-  }
+  return loadAddon<Binding>(ADDON, 'binding');
 }
 
 const loaded = load();

@@ -5,7 +5,7 @@
  * cell of the workers' CPU, ~50 M cells a request. `ZONAL_FOLD=js` keeps JavaScript (read here, since worker
  * threads load this module on their own).
  */
-import { createRequire } from 'node:module';
+import { loadAddon } from '../codecs/native-addon.ts';
 import type { PackKernel } from './fold-plain.ts';
 
 /** The fold a thread uses, and why not the native one when it is JavaScript. */
@@ -19,17 +19,8 @@ const ADDON = new URL('../../native/fold/build/Release/zonal_fold.node', import.
 /** The kernel where it is built and wanted, else null and why. */
 function load(): { kernel: PackKernel | null; info: FoldInfo } {
   if ((process.env['ZONAL_FOLD'] ?? 'auto') === 'js') return { kernel: null, info: { backend: 'js', reason: 'ZONAL_FOLD=js' } };
-  try {
-    const kernel = createRequire(import.meta.url)(ADDON.pathname) as PackKernel;
-    return { kernel, info: { backend: 'native', reason: '' } };
-  } catch (e) {
-    const code = (e as { code?: string }).code;
-    const reason =
-      code === 'MODULE_NOT_FOUND'
-        ? 'the native fold is not built (npm run build:native)'
-        : `the native fold did not load: ${(e as Error).message.split('\n')[0] ?? ''}`;
-    return { kernel: null, info: { backend: 'js', reason } };
-  }
+  const { binding, why } = loadAddon<PackKernel>(ADDON, 'fold');
+  return { kernel: binding, info: binding === null ? { backend: 'js', reason: why } : { backend: 'native', reason: '' } };
 }
 
 const loaded = load();

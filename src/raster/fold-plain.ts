@@ -15,9 +15,14 @@ export const BAND_FIELDS = PACKED_FIELDS + 1;
 
 /** CF's further nodata of a band, in raw (packed) units: its missing values and the values outside its valid range; null when none. */
 export function cfInvalid(band: FoldBand): ((raw: number) => boolean) | null {
+  if (!hasInvalid(band)) return null;
   const { also = [], validMin = -Infinity, validMax = Infinity } = band;
-  if (also.length === 0 && validMin === -Infinity && validMax === Infinity) return null;
   return (raw) => raw < validMin || raw > validMax || also.includes(raw);
+}
+
+/** Whether CF names further nodata for the band (cfInvalid's; the native fold knows `nodata` alone). */
+function hasInvalid(band: FoldBand): boolean {
+  return (band.also?.length ?? 0) > 0 || (band.validMin ?? -Infinity) !== -Infinity || (band.validMax ?? Infinity) !== Infinity;
 }
 
 /** The thread's scratch: each cell's id and its sample's place in a band (−1: masked); the run packRun reads. */
@@ -73,11 +78,11 @@ export function foldPlain(task: FoldTask, acc: StatsAccumulator, block: DecodedB
       placesOf(block, cw.col0, list, rowStride, step);
     }
     const native = kernel === null ? null : kernelRun(task, bands, b);
-    if (native !== null && kernel !== null && samples?.values) {
-      const { end, stride } = native;
-      kernel.packRuns(
-        samples.values,
-        samples.offset,
+    if (native !== null) {
+      const { values, end, stride } = native;
+      (kernel as PackKernel).packRuns(
+        values,
+        samples?.offset ?? 0,
         stride,
         end - b,
         places,
@@ -150,15 +155,11 @@ export function useFoldKernel(k: PackKernel | null): void {
 /** Sample arrays the kernel reads (not 64-bit integers, not float16). */
 const KERNEL_TYPES = new Set<unknown>([Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array]);
 
-/** Whether CF names further nodata for the band (the kernel knows `nodata` alone). */
-const hasInvalid = (band: FoldBand): boolean =>
-  (band.also?.length ?? 0) > 0 || (band.validMin ?? -Infinity) !== -Infinity || (band.validMax ?? Infinity) !== Infinity;
-
 /**
  * The bands from `b` that one kernel call folds: samples in one typed array of a type it reads, with the same
  * strides, offsets a plane apart, and the same nodata, scale and offset (a cube chunk's steps); null: none.
  */
-function kernelRun(task: FoldTask, bands: DecodedBlock['bands'], b: number): { end: number; stride: number } | null {
+function kernelRun(task: FoldTask, bands: DecodedBlock['bands'], b: number): { values: ArrayBufferView; end: number; stride: number } | null {
   const s = bands[b];
   const band = task.bands[b] as FoldBand;
   if (!s?.values || !KERNEL_TYPES.has(s.values.constructor) || hasInvalid(band)) return null;
@@ -175,7 +176,7 @@ function kernelRun(task: FoldTask, bands: DecodedBlock['bands'], b: number): { e
       stride = gap;
     } else if (gap !== stride) break;
   }
-  return { end, stride };
+  return { values: s.values, end, stride };
 }
 
 /** Each listed cell's sample place in a band of these strides (before the band's offset), −1 where the block's mask says invalid. */

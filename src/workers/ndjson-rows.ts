@@ -74,8 +74,8 @@ export function rowsPieceBytes(p: RowsPiece): Uint8Array {
     at = putRange(out, at, coords, from, to);
     from = to;
     const more = others?.[i] ?? null;
-    const head = n === 0 ? (heads[0] as Uint8Array) : null;
-    if (head !== null) at = put(out, at, head);
+    // No statistic names: the statistics' opening alone (heads[0]).
+    if (n === 0) at = put(out, at, heads[0] as Uint8Array);
     for (let k = 0; k < n; k++) {
       at = put(out, at, heads[k] as Uint8Array);
       const other = more?.[k] ?? null;
