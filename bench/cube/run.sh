@@ -17,6 +17,8 @@ if ! "$PY" -c 'import xarray, zarr, numcodecs, shapely, scipy, pandas' 2>/dev/nu
   echo "installing python3-xarray python3-zarr python3-numcodecs python3-shapely python3-scipy python3-pandas (bench-only dev tools)"
   apt-get update -qq && apt-get install -y -qq python3-xarray python3-zarr python3-numcodecs python3-shapely python3-scipy python3-pandas >/dev/null
 fi
+# curl sends the request (bench.mts post: a client as light as a user's).
+command -v curl >/dev/null || { apt-get update -qq && apt-get install -y -qq curl >/dev/null; }
 [ -d node_modules ] || npm ci --no-audit --no-fund
 
 if [ ! -f bench/data/cube/era5_t2m.zarr/.zmetadata ] || [ ! -f bench/data/cube/districts.geojson ]; then

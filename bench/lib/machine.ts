@@ -76,28 +76,38 @@ export async function waitIdle(maxS: number, what?: string): Promise<number> {
 }
 
 /**
- * Other jobs' CPU over a measurement: the machine's busy ticks less the service's and this driver's (its
- * reaped children included: an anchor run as a child), as a share of the machine; and the service's CPU
- * seconds, all threads and its main thread.
+ * Other jobs' CPU over a measurement: the machine's busy ticks less the service's, this driver's (its reaped
+ * children included: an anchor run as a child) and the upstream's (a range server standing in for the
+ * object store, on the same cores), as a share of the machine; the service's CPU seconds, all threads and its
+ * main thread; the upstream's and this driver's (the client reading the answer) CPU seconds.
  */
 export class Watch {
   readonly #machine0 = cpuJiffies();
   readonly #self0 = ticksOf('/proc/self/stat', true);
   readonly #svc0: number;
   readonly #main0: number;
-  constructor(readonly pid: number | undefined) {
+  readonly #up0: number;
+  constructor(
+    readonly pid: number | undefined,
+    readonly upstream?: number,
+  ) {
     this.#svc0 = pid === undefined ? 0 : ticksOf(`/proc/${pid}/stat`);
     this.#main0 = pid === undefined ? 0 : ticksOf(`/proc/${pid}/task/${pid}/stat`);
+    this.#up0 = upstream === undefined ? 0 : ticksOf(`/proc/${upstream}/stat`);
   }
-  stop(): { othersPct: number; serviceCpuS: number; serviceMainS: number } {
+  stop(): { othersPct: number; serviceCpuS: number; serviceMainS: number; upstreamCpuS: number; driverCpuS: number } {
     const m = cpuJiffies();
     const svc = this.pid === undefined ? 0 : ticksOf(`/proc/${this.pid}/stat`) - this.#svc0;
     const main = this.pid === undefined ? 0 : ticksOf(`/proc/${this.pid}/task/${this.pid}/stat`) - this.#main0;
-    const ours = svc + (ticksOf('/proc/self/stat', true) - this.#self0);
+    const up = this.upstream === undefined ? 0 : ticksOf(`/proc/${this.upstream}/stat`) - this.#up0;
+    const driver = ticksOf('/proc/self/stat', true) - this.#self0;
+    const ours = svc + driver + up;
     return {
       othersPct: Math.max(0, (100 * (m.busy - this.#machine0.busy - ours)) / Math.max(1, m.total - this.#machine0.total)),
       serviceCpuS: svc / CLK_TCK,
       serviceMainS: main / CLK_TCK,
+      upstreamCpuS: up / CLK_TCK,
+      driverCpuS: driver / CLK_TCK,
     };
   }
 }
