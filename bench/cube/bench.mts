@@ -12,7 +12,8 @@
  *     BENCH_LATENCY_MS (20) before every answer (paths /d20/…);
  *   - a fresh service (node dist/server.js, as `npm start` runs it: ZONAL_WORKERS=2 unless set,
  *     ZONAL_ALLOW_PRIVATE_NETWORKS=127.0.0.1/32), warmed up by one request of the same 100 districts over one day
- *     of December (24 steps), then VmHWM reset (/proc/<pid>/clear_refs 5); then ONE request: all 100 districts, no
+ *     of December (24 steps), and (BENCH_CUBE_FIRST=1) by the measured request itself once, timed and reported as
+ *     its first such request; then VmHWM reset (/proc/<pid>/clear_refs 5); then ONE request: all 100 districts, no
  *     `sel` (8,760 steps), stats mean, count, min, max, pixels fractional, Accept: application/x-ndjson, sent by
  *     curl (its answer into a file), timed from the send to the last byte; VmRSS sampled every BENCH_CUBE_SAMPLE_MS
  *     (200) and VmHWM at the end; the range server's log (requests, bytes, chunks read twice); the CPU seconds of
@@ -29,7 +30,7 @@
  * Writes bench/out/cube-results.md and bench/out/cube-results.json (a profile: cube-profile.md and .json; the anchor's
  * rows: bench/out/cube/anchor.ndjson).
  * Environment: BENCH_CUBE_RUNS (3), BENCH_LATENCY_MS (20), BENCH_CUBE_SAMPLE_MS (200), BENCH_CUBE_SCALING (1),
- * BENCH_CUBE_PROFILE (unset), BENCH_CUBE_V3 (0), BENCH_WAIT_IDLE_S (120), BENCH_TIMEOUT_S (1800 per request). The service inherits
+ * BENCH_CUBE_PROFILE (unset), BENCH_CUBE_V3 (0), BENCH_CUBE_FIRST (1), BENCH_WAIT_IDLE_S (120), BENCH_TIMEOUT_S (1800 per request). The service inherits
  * the environment (ZONAL_WORKERS and the limits apply).
  */
 import { spawn } from 'node:child_process';
@@ -237,7 +238,7 @@ const ANSWER_FILE = join(OUT_DIR, 'cube', 'service.ndjson');
 /**
  * One request through curl, its answer written to a file: the client as light as a user's curl on another
  * machine. The driver read the answer through fetch until 2026-11-28: 0.5–1.2 s of CPU for the 228 MB, on the
- * two cores the service answers with (curl: ~0.05 s). The first byte: the answer file's size, polled every
+ * two cores the service answers with (curl into a file: ~0.2 s, most of it the kernel's). The first byte: the answer file's size, polled every
  * 5 ms (curl's own time_starttransfer is the headers', which come at once).
  */
 async function post(port: number, body: string, watch?: Watch): Promise<Answer> {
