@@ -42,7 +42,7 @@ typedef struct {
 /* One band; `get(i)` reads sample i of the raw array (i checked against `len` by the caller's macro). */
 #define FOLD_BAND(T, IS_FLOAT)                                                                         \
   static void fold_##T(const T *raw, size_t len, size_t first, const Run *r, double *out,            \
-                       uintptr_t ahead) {                                                            \
+                       size_t ahead) {                                                               \
     const int weighted = r->flags & F_WEIGHTED, moments = r->flags & F_MOMENTS,                      \
               spread = r->flags & F_SPREAD;                                                          \
     double items = 0, wSum = 0, wComp = 0, vSum = 0, vComp = 0, shift = 0, mean = 0, m2 = 0;         \
@@ -51,8 +51,8 @@ typedef struct {
     for (size_t k = 0; k < r->n; k++) {                                                              \
       const int32_t place = r->at[k];                                                                \
       const double weight = r->weights[k];                                                           \
-      if (ahead != 0 && place >= 0)                                                                  \
-        __builtin_prefetch((const void *)(ahead + (uintptr_t)place * sizeof(T)));                    \
+      if (ahead != SIZE_MAX && place >= 0)                                                           \
+        __builtin_prefetch((const void *)((uintptr_t)raw + ((uintptr_t)place + ahead) * sizeof(T))); \
       double value = NAN;                                                                            \
       if (place >= 0 && (size_t)place < len && first < len - (size_t)place) {                                               \
         const double sample = (double)raw[(size_t)place + first];                                    \
@@ -185,29 +185,15 @@ static napi_value pack_runs(napi_env env, napi_callback_info info) {
   r.cells = cells;
   r.areas = areas;
   r.n = n;
-  size_t elemSize = 8;
-  switch (rawType) {
-    case napi_int8_array:
-    case napi_uint8_array:
-    case napi_uint8_clamped_array: elemSize = 1; break;
-    case napi_int16_array:
-    case napi_uint16_array: elemSize = 2; break;
-    case napi_int32_array:
-    case napi_uint32_array:
-    case napi_float32_array: elemSize = 4; break;
-    default: break;
-  }
   for (size_t b = 0; b < bands; b++) {
     // Saturated: a start past every index reads nothing (each sample nodata, as JavaScript's undefined).
     const size_t from = planeStride != 0 && b > (SIZE_MAX - first) / planeStride ? SIZE_MAX : first + b * planeStride;
     double *dst = (double *)out + o + b * outStride;
     // The samples of the band AHEAD planes on, fetched into the cache while this one folds: a chunk's planes
     // lie ~20 kB apart, and without it the fold waited on memory about as long as it computed (bench/cube).
-    // Only a hint, never read here (a prefetch does not fault); none past the last band.
+    // Only a hint, never read here (a prefetch does not fault); SIZE_MAX: none (past the last band).
     const size_t later = b + AHEAD;
-    const uintptr_t ahead = later < bands && planeStride != 0 && later <= (SIZE_MAX - first) / planeStride
-                                ? (uintptr_t)raw + (first + later * planeStride) * elemSize
-                                : 0;
+    const size_t ahead = later < bands && planeStride != 0 && later <= (SIZE_MAX - first) / planeStride ? first + later * planeStride : SIZE_MAX;
     switch (rawType) {
       case napi_int8_array: fold_int8_t(raw, rawLen, from, &r, dst, ahead); break;
       case napi_uint8_array:
