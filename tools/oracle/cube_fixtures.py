@@ -56,8 +56,9 @@ The kerchunk references are made here with h5py (chunk byte offsets from dset.id
 out as kerchunk's HDF5 translator lays them (see kerchunk_refs below); the script checks that every
 chunk decodes, through the references, to the values netCDF4 reads.
 
-Deterministic: fixed seeds, formulas; gzip headers get mtime 0; two runs give identical bytes (the
-NetCDF files included: netCDF-C does not record times in them). Synthetic data, made here.
+Deterministic: fixed seeds, formulas; gzip headers get mtime 0; PYTHONHASHSEED 0 (xarray's "coordinates"
+attributes); the Gaussian grid's latitudes rounded to 1e-11 degrees (arcsin's last bit varies by CPU); two runs
+give identical bytes, on any machine (the NetCDF files included: netCDF-C does not record times in them). Synthetic data, made here.
 """
 import base64
 import json
@@ -65,6 +66,12 @@ import os
 import shutil
 import struct
 import sys
+
+# xarray writes a variable's "coordinates" attribute from a set of names, whose order follows Python's string
+# hashes, salted per process unless PYTHONHASHSEED is set: one seed, one order, the same bytes every run.
+if os.environ.get("PYTHONHASHSEED") != "0":
+    os.environ["PYTHONHASHSEED"] = "0"
+    os.execv(sys.executable, [sys.executable, *sys.argv])
 
 try:
     import cftime
@@ -751,9 +758,11 @@ def gaussian_grid():
     bounds where the cumulative Gaussian weights put them (unequal heights, centres not half-way between
     the bounds); 64 longitudes 0 .. 354.375 with equal bounds."""
     nodes, weights = np.polynomial.legendre.leggauss(32)
-    lat = np.degrees(np.arcsin(nodes))[::-1]                     # north to south
+    # Rounded to 1e-11 degrees: numpy's arcsin (and LAPACK under leggauss) differ in the last bit from one
+    # CPU to another (AVX2, AVX-512), and the fixture's bytes must not.
+    lat = np.round(np.degrees(np.arcsin(nodes))[::-1], 11)       # north to south
     sin_edges = 1.0 - np.concatenate([[0.0], np.cumsum(weights[::-1])])
-    lat_edges = np.degrees(np.arcsin(np.clip(sin_edges, -1.0, 1.0)))
+    lat_edges = np.round(np.degrees(np.arcsin(np.clip(sin_edges, -1.0, 1.0))), 11)
     lat_edges[0], lat_edges[-1] = 90.0, -90.0
     lon = np.arange(64) * 5.625
     lon_edges = np.arange(65) * 5.625 - 2.8125
