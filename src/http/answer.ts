@@ -61,7 +61,12 @@ export function answerZonal(
       }
     : {};
   const outcomes = answer(question, zones, { ...useCaseDeps(deps, request), ...tell });
-  // Packed rows (a cube's) are written as NDJSON by the workers.
-  const rowsText = (piece: RowsPiece): Promise<Uint8Array> => deps.runner.ndjsonRows(piece, request.abortSignal);
-  return replyZones(request, reply, outcomes, { single, includeGeometry: body.include_geometry === true, keyName: options.keyName, rowsText });
+  // Packed rows (a cube's) are written as NDJSON by the workers, each piece a buffer the answer alone holds.
+  const owned = new WeakSet<Uint8Array>();
+  const rowsText = async (piece: RowsPiece): Promise<Uint8Array> => {
+    const bytes = await deps.runner.ndjsonRows(piece, request.abortSignal);
+    owned.add(bytes);
+    return bytes;
+  };
+  return replyZones(request, reply, outcomes, { single, includeGeometry: body.include_geometry === true, keyName: options.keyName, rowsText, owned });
 }

@@ -13,6 +13,7 @@ import { raceAbort, toZonalError } from '../source/errors.ts';
 import type { Answered, StatsResponse, ZoneError } from '../zonal/model.ts';
 import { isRows, rowAt } from '../zonal/rows.ts';
 import { formatOfAccept, type Format, type FormatOptions } from '../formats/index.ts';
+import { release } from '../codecs/release.ts';
 
 /** What a failure after the first bytes says, in the format's own failure line. */
 function problemOf(e: unknown): ZoneError {
@@ -45,7 +46,7 @@ export async function replyZones(
   request: FastifyRequest,
   reply: FastifyReply,
   outcomes: AsyncGenerator<Answered>,
-  options: FormatOptions & { single: boolean },
+  options: FormatOptions & { single: boolean; owned?: WeakSet<Uint8Array> },
 ): Promise<FastifyReply> {
   // The first zone decides whether the request as a whole fails (thrown here, before any byte is sent).
   const first = await outcomes.next();
@@ -57,7 +58,13 @@ export async function replyZones(
   }
   const format = formatOfAccept(request.headers.accept);
   const pieces = format.write(withFirst(first, outcomes), options);
-  if (format.streams) return reply.type(format.mediaType).send(Readable.from(streamed(request.abortSignal, format, pieces)));
+  if (format.streams) {
+    const { owned } = options;
+    // Nothing the stream handed over is still queued: neither in it, nor in the response, nor in its socket.
+    const spent: Spent | undefined = owned && { owned, written: () => stream.readableLength === 0 && reply.raw.writableLength === 0 };
+    const stream: Readable = Readable.from(streamed(request.abortSignal, format, pieces, spent));
+    return reply.type(format.mediaType).send(stream);
+  }
   const all: (string | Uint8Array)[] = [];
   for await (const piece of pieces) all.push(piece);
   const body = all.every((p) => typeof p === 'string') ? all.join('') : Buffer.concat(all.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
@@ -83,11 +90,28 @@ const joined = (batch: (string | Uint8Array)[]): string | Uint8Array =>
       : Buffer.concat(batch.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
 
 /**
+ * The pieces a stream may free once written (a cube's NDJSON from the workers, ~1 MB each): `owned` are the
+ * stream's alone, and `written()` says that every piece handed over so far has gone to the socket. Freed then,
+ * not at V8's next mark-compact of the main thread's heap (bench/cube).
+ */
+interface Spent {
+  owned: WeakSet<Uint8Array>;
+  written(): boolean;
+}
+
+/**
  * A streaming format's pieces until the client goes (at once, whatever the zones in flight wait for) or the
  * request fails. Pieces already answered go out together (up to BATCH_BYTES): a job's million stored rows
  * were a million socket writes; a piece that waits for I/O sends what is ready first.
  */
-export async function* streamed(signal: AbortSignal, format: Format, pieces: AsyncGenerator<string | Uint8Array>): AsyncGenerator<string | Uint8Array> {
+export async function* streamed(
+  signal: AbortSignal,
+  format: Format,
+  pieces: AsyncGenerator<string | Uint8Array>,
+  spent?: Spent,
+): AsyncGenerator<string | Uint8Array> {
+  // Owned pieces handed over and not yet freed.
+  const handed: Uint8Array[] = [];
   // Listening only while waiting: a race against one pending promise would keep every piece sent.
   const next = (): Promise<IteratorResult<string | Uint8Array>> => {
     const p = raceAbort(pieces.next(), signal);
@@ -125,7 +149,14 @@ export async function* streamed(signal: AbortSignal, format: Format, pieces: Asy
         pending = next();
       }
       t.cancel();
-      yield joined(batch);
+      const out = joined(batch);
+      if (spent !== undefined) {
+        if (handed.length > 0 && spent.written()) for (const p of handed.splice(0)) release(p);
+        // Pieces copied into a batch are done with at once.
+        for (const p of batch) if (p !== out && typeof p !== 'string' && spent.owned.has(p)) release(p);
+        if (typeof out !== 'string' && spent.owned.has(out)) handed.push(out);
+      }
+      yield out;
       if (end === 'done') return;
       if (end !== null) throw end.failure;
       // Pieces that are all ready (a cube's zone of 8,760 rows) would otherwise be written in one run of

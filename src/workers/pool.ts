@@ -4,7 +4,7 @@
  */
 import { Piscina } from './piscina.ts';
 import { foldTiles, type FoldTask, type FoldResult } from '../raster/fold.ts';
-import { blockBuffers, ndjsonRows, overlapGroups, taskBuffers, unionAreas, vectorGroup, vectorGroupZones } from './fold-worker.ts';
+import { blockBuffers, ndjsonRowsHere, overlapGroups, taskBuffers, unionAreas, vectorGroup, vectorGroupZones } from './fold-worker.ts';
 import type { RowsPiece } from './ndjson-rows.ts';
 import type { VectorGroupTask, VectorGroupResult, VectorGroupZonesTask } from '../vector/tally.ts';
 import type { UnionJob } from '../vector/data-area.ts';
@@ -29,7 +29,7 @@ export interface FoldRunner {
   preview(task: PreviewTask, signal?: AbortSignal): Promise<PreviewGrid>;
   /** Blocks of a zones raster: the zone values in each and the value cells they touch (zones given as a raster). */
   zoneScan(task: ZoneScanTask, signal?: AbortSignal): Promise<ZoneScanResult>;
-  /** A piece of a zone's packed rows written as NDJSON (workers/ndjson-rows.ts). */
+  /** A piece of a zone's packed rows written as NDJSON (workers/ndjson-rows.ts): a buffer of its own, the caller's alone. */
   ndjsonRows(piece: RowsPiece, signal?: AbortSignal): Promise<Uint8Array>;
   /** Tasks queued or running, for load shedding. */
   readonly pending: number;
@@ -73,7 +73,7 @@ function inlineRunner(): FoldRunner {
     },
     preview: (task) => tasks.count(() => previewGrid(task)),
     zoneScan: (task) => tasks.count(() => zoneScan(task)),
-    ndjsonRows: async (piece) => ndjsonRows(piece),
+    ndjsonRows: async (piece) => ndjsonRowsHere(piece),
     async overlapGroups(boxes) {
       return overlapGroups(boxes);
     },
