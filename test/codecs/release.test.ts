@@ -10,7 +10,8 @@ import { release } from '../../src/codecs/release.ts';
 import { bloscReadsHere, decodeBlosc } from '../../src/codecs/blosc.ts';
 import { lz4Block } from '../../src/codecs/lz4.ts';
 import type { RowsPiece } from '../../src/workers/ndjson-rows.ts';
-import fold, { ndjsonRows, taskBuffers } from '../../src/workers/fold-worker.ts';
+import fold, { ndjsonRows, ndjsonRowsHere, taskBuffers } from '../../src/workers/fold-worker.ts';
+import { Piscina } from '../../src/workers/piscina.ts';
 import type { FoldTask } from '../../src/raster/fold.ts';
 
 /** Whether this runtime can detach a buffer (else release leaves every buffer as it is). */
@@ -67,7 +68,7 @@ describe('its users', () => {
     expect(Buffer.compare(Buffer.from(got.buffer, got.byteOffset, got.byteLength), Buffer.from(want))).toBe(0);
   });
 
-  it("a NDJSON piece: its lines, then its numbers' buffer freed", () => {
+  it("a NDJSON piece: its lines, then its numbers' buffer freed; as a task, its bytes moved to the main thread", () => {
     const piece = (): RowsPiece => ({
       prefix: '{"index":0,"id":"a","properties":null',
       coords: ',"time":"2021-01-01T00:00:00Z","time":"2021-01-01T01:00:00Z"',
@@ -78,13 +79,22 @@ describe('its users', () => {
       values: Float64Array.from([271.5, 3.25, Number.NaN, 0]),
       extra: null,
     });
-    const p = piece();
-    const bytes = ndjsonRows(p);
-    expect(Buffer.from(bytes).toString()).toBe(
+    const lines =
       '{"index":0,"id":"a","properties":null,"time":"2021-01-01T00:00:00Z","statistics":{"t2m":{"mean":271.5,"count":3.25}}}\n' +
-        '{"index":0,"id":"a","properties":null,"time":"2021-01-01T01:00:00Z","statistics":{"t2m":{"mean":null,"count":0}}}\n',
-    );
+      '{"index":0,"id":"a","properties":null,"time":"2021-01-01T01:00:00Z","statistics":{"t2m":{"mean":null,"count":0}}}\n';
+    const p = piece();
+    const bytes = ndjsonRowsHere(p);
+    expect(Buffer.from(bytes).toString()).toBe(lines);
     expect(released(p.values.buffer)).toBe(detaches);
+    // The pool's task: the same bytes, their whole buffer (nothing else in it) in the transfer list.
+    const q = piece();
+    const task = ndjsonRows(q) as unknown as Record<symbol, unknown>;
+    const value = task[Piscina.valueSymbol] as Uint8Array;
+    expect(Buffer.from(value).toString()).toBe(lines);
+    expect(value.byteOffset).toBe(0);
+    expect(value.byteLength).toBe(value.buffer.byteLength);
+    expect(task[Piscina.transferableSymbol]).toEqual([value.buffer]);
+    expect(released(q.values.buffer)).toBe(detaches);
   });
 
   it("a fold task: every raster's buffers gathered once (its blocks, masks, extras, classes, weights, zones raster), and freed even when the fold fails", async () => {
