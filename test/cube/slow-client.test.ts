@@ -1,7 +1,7 @@
 /**
  * A cube's NDJSON answer to a client that reads slowly: the workers' pieces are freed by the stream once its
  * socket has taken them (http/zones.ts), so a piece still queued behind a full socket must never be freed.
- * Over a real loopback socket, a client that stops reading for a while and then reads in small sips gets the
+ * Over a real loopback socket, a client that stops reading for a while and then reads with pauses gets the
  * very bytes a client that reads at once gets, every line whole. Pieces here are ~110 kB (each zone carries
  * 2 kB of properties on each of its 48 rows), so each goes out on its own, as a year of hourly steps does.
  */
@@ -56,37 +56,21 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The answer's bytes; `slow`: nothing read for 300 ms, then 16 kB at a time with pauses, so the server's socket fills. */
-function fetchRows(slow: boolean): Promise<Buffer> {
+/** The answer's bytes; `slow`: nothing read for 300 ms, then a pause every 16 reads, so the server's socket fills. */
+async function fetchRows(slow: boolean): Promise<Buffer> {
   const body = JSON.stringify({ url: files.url('/era5.zarr'), variable: 't2m', stats: ['mean', 'count'], aoi: zones });
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      new URL('/api/v1/zonal-stats/cube', base),
-      { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        if (!slow) {
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve(Buffer.concat(chunks)));
-          return;
-        }
-        res.pause();
-        res.on('end', () => resolve(Buffer.concat(chunks)));
-        res.on('error', reject);
-        void (async () => {
-          await sleep(300);
-          for (let n = 0; !res.readableEnded; n++) {
-            const c = res.read(16_384) as Buffer | null;
-            if (c !== null) chunks.push(c);
-            else await new Promise<void>((r) => res.once('readable', () => r()).once('end', () => r()));
-            if (n % 64 === 63) await sleep(20);
-          }
-        })().catch(reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
+  const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+    const headers = { 'content-type': 'application/json', accept: 'application/x-ndjson' };
+    http.request(new URL('/api/v1/zonal-stats/cube', base), { method: 'POST', headers }, resolve).on('error', reject).end(body);
   });
+  // Unread, the response stays paused: its buffer fills, then the socket's, then the server's.
+  if (slow) await sleep(300);
+  const chunks: Buffer[] = [];
+  for await (const c of res) {
+    chunks.push(c as Buffer);
+    if (slow && chunks.length % 16 === 0) await sleep(20);
+  }
+  return Buffer.concat(chunks);
 }
 
 describe('cube NDJSON to a slow client', () => {
